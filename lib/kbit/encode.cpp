@@ -1,0 +1,209 @@
+// Scalar block encoders. The AVX2 versions of the hot loops live in encode_avx2.cpp and must give
+// the same bytes; tests/test_encode.cpp compares the two on random and adversarial blocks.
+#include "kbit/encode.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "kbit/encode_avx2.h"
+#include "kbit/error.h"
+
+namespace kbit {
+namespace {
+
+bool g_simd_enabled = [] {
+  const char* env = std::getenv("KBIT_NO_SIMD");
+  return !(env && env[0] == '1');
+}();
+
+// Decoded values of all 256 codes, ascending (the codes strictly increase, FORMAT §3).
+const std::array<float, 256>& e4m4_table() {
+  static const std::array<float, 256> table = [] {
+    std::array<float, 256> t{};
+    for (int c = 0; c < 256; ++c) t[c] = e4m4_decode(static_cast<uint8_t>(c));
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+const char* encoder_name(Encoder e) { return e == Encoder::bnb ? "bnb" : "search"; }
+
+Encoder parse_encoder(const std::string& s) {
+  if (s == "search") return Encoder::search;
+  if (s == "bnb") return Encoder::bnb;
+  throw Error("unknown encoder '" + s + "': use search (default) or bnb");
+}
+
+bool simd_available() { return g_simd_enabled && avx2::cpu_supported(); }
+void set_simd_enabled(bool on) { g_simd_enabled = on; }
+
+uint8_t e4m4_encode_bnb(float a) {
+  if (!(a > 0.0f)) return 0;
+  const int eu = std::ilogb(a);  // floor(log2 a), exact (also for subnormal a)
+  const int eb = std::clamp(eu + 11, 0, 15);
+  float m;
+  if (eb == 0)
+    m = std::nearbyint(a * 0x1p14f);
+  else
+    m = std::nearbyint((a / std::ldexp(1.0f, eu) - 1.0f) * 16.0f);
+  const int mi = std::clamp(static_cast<int>(m), 0, 15);  // no carry into the exponent (upstream)
+  return static_cast<uint8_t>(eb * 16 + mi);
+}
+
+E4M4Bracket e4m4_bracket(float a) {
+  const auto& table = e4m4_table();
+  const auto it = std::lower_bound(table.begin(), table.end(), a);  // first decode >= a
+  const int hi = static_cast<int>(it - table.begin());
+  if (hi >= 256) throw Error("e4m4_bracket: value above 31 (scale exponent chosen wrongly)");
+  if (table[hi] == a) return {static_cast<uint8_t>(hi), static_cast<uint8_t>(hi)};
+  return {static_cast<uint8_t>(hi - 1), static_cast<uint8_t>(hi)};
+}
+
+int choose_scale_exp(float tensor_amax) {
+  if (!(tensor_amax > 0.0f)) return 0;
+  int s = std::ilogb(tensor_amax) - 4;  // 2^4 <= A/2^s < 2^5: close to the answer
+  while (std::ldexp(tensor_amax, -s) > kE4M4Max) ++s;
+  while (std::ldexp(tensor_amax, -(s - 1)) <= kE4M4Max) --s;
+  return s;
+}
+
+int nearest_index_ref(float t, const float* cb, int n) {
+  int best = 0;
+  float best_dist = std::fabs(t - cb[0]);
+  for (int i = 1; i < n; ++i) {
+    const float d = std::fabs(t - cb[i]);
+    if (d < best_dist) {
+      best_dist = d;
+      best = i;
+    }
+  }
+  return best;
+}
+
+void pack_bitplanes(const uint8_t* idx, int k, uint32_t* words) {
+  for (int b = 0; b < k; ++b) {
+    uint32_t w = 0;
+    for (int j = 0; j < kBlockSize; ++j) w |= uint32_t((idx[j] >> b) & 1u) << j;
+    words[b] = w;
+  }
+}
+
+void unpack_bitplanes(const uint32_t* words, int k, uint8_t* idx) {
+  for (int j = 0; j < kBlockSize; ++j) idx[j] = static_cast<uint8_t>(unpack_index(words, j, k));
+}
+
+BlockEncoder::BlockEncoder(const Codebook& cb, Encoder encoder, int scale_exp)
+    : bits_(cb.bits), encoder_(encoder), scale_exp_(scale_exp), use_avx2_(simd_available()),
+      cb_(cb.values) {
+  validate_codebook(cb);
+  if (encoder == Encoder::bnb && scale_exp != 0)
+    throw Error("the bnb encoder has no scale exponent (got " + std::to_string(scale_exp) + ")");
+  cbs_.resize(cb_.size());
+  for (size_t i = 0; i < cb_.size(); ++i) cbs_[i] = std::ldexp(cb_[i], scale_exp);
+}
+
+void BlockEncoder::nearest_indices(const float* t, uint8_t* idx) const {
+  const int n = codebook_size(bits_);
+  if (use_avx2_) {
+    avx2::nearest_indices(t, cb_.data(), n, idx);
+    return;
+  }
+  for (int j = 0; j < kBlockSize; ++j)
+    idx[j] = static_cast<uint8_t>(detail::nearest_index_sorted(t[j], cb_.data(), n));
+}
+
+// t_j = x_j / divisor (t_j = 0 when divisor == 0), then the index rule.
+void BlockEncoder::indices_for_divisor(const float* x, float divisor, uint8_t* idx) const {
+  float t[kBlockSize];
+  if (use_avx2_) {
+    avx2::divide(x, divisor, t);
+  } else {
+    for (int j = 0; j < kBlockSize; ++j) t[j] = divisor == 0.0f ? 0.0f : x[j] / divisor;
+  }
+  nearest_indices(t, idx);
+}
+
+// FORMAT §4: sum over j in order of (x_j - cb_stored[idx_j] * scale)^2, every step in float64.
+double BlockEncoder::block_sse(const float* x, const uint8_t* idx, float scale) const {
+  double sq[kBlockSize];
+  if (use_avx2_) {
+    avx2::squared_errors(x, idx, cbs_.data(), codebook_size(bits_), scale, sq);
+  } else {
+    for (int j = 0; j < kBlockSize; ++j) {
+      const double prod = double(cbs_[idx[j]]) * double(scale);
+      const double diff = double(x[j]) - prod;
+      sq[j] = diff * diff;
+    }
+  }
+  double sse = 0.0;
+  for (int j = 0; j < kBlockSize; ++j) sse += sq[j];
+  return sse;
+}
+
+uint8_t BlockEncoder::encode(const float* x, uint32_t* words) const {
+  return encoder_ == Encoder::bnb ? encode_bnb(x, words) : encode_search(x, words);
+}
+
+static float block_amax(const float* x, bool use_avx2) {
+  float amax = use_avx2 ? avx2::abs_max(x) : 0.0f;
+  if (!use_avx2)
+    for (int j = 0; j < kBlockSize; ++j) amax = std::max(amax, std::fabs(x[j]));
+  if (!std::isfinite(amax)) {
+    for (int j = 0; j < kBlockSize; ++j)
+      if (!std::isfinite(x[j]))
+        throw Error("element " + std::to_string(j) + " of the block is " +
+                    (std::isnan(x[j]) ? "NaN" : "infinite") + "; fix the source weights");
+  }
+  return amax;
+}
+
+uint8_t BlockEncoder::encode_bnb(const float* x, uint32_t* words) const {
+  const float amax = block_amax(x, use_avx2_);
+  if (amax >= 32.0f) {
+    std::ostringstream msg;
+    msg << "absmax " << amax << " >= 32 cannot be stored by the bnb encoder (upstream's E4M4 rule "
+        << "would silently wrap it); use --encoder search, which scales the tensor";
+    throw Error(msg.str());
+  }
+  uint8_t idx[kBlockSize];
+  indices_for_divisor(x, std::max(amax, 1e-8f), idx);  // against the TRUE amax (upstream)
+  if (use_avx2_)
+    avx2::pack_bitplanes(idx, bits_, words);
+  else
+    pack_bitplanes(idx, bits_, words);
+  return e4m4_encode_bnb(amax);
+}
+
+uint8_t BlockEncoder::encode_search(const float* x, uint32_t* words) const {
+  const float amax = block_amax(x, use_avx2_);
+  const float a = std::ldexp(amax, -scale_exp_);
+  if (!(a <= kE4M4Max))
+    throw Error("block absmax exceeds the tensor's scale (scale_exp " + std::to_string(scale_exp_) +
+                "); the scale must come from choose_scale_exp over the whole tensor");
+  const E4M4Bracket br = e4m4_bracket(a);
+  uint8_t idx_hi[kBlockSize], idx_lo[kBlockSize];
+  const float dec_hi = e4m4_decode(br.hi);
+  indices_for_divisor(x, std::ldexp(dec_hi, scale_exp_), idx_hi);
+  uint8_t code = br.hi;
+  const uint8_t* idx = idx_hi;
+  if (br.lo != br.hi) {
+    const float dec_lo = e4m4_decode(br.lo);
+    indices_for_divisor(x, std::ldexp(dec_lo, scale_exp_), idx_lo);
+    if (block_sse(x, idx_lo, dec_lo) < block_sse(x, idx_hi, dec_hi)) {  // tie keeps hi
+      code = br.lo;
+      idx = idx_lo;
+    }
+  }
+  if (use_avx2_)
+    avx2::pack_bitplanes(idx, bits_, words);
+  else
+    pack_bitplanes(idx, bits_, words);
+  return code;
+}
+
+}  // namespace kbit
