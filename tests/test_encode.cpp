@@ -2,6 +2,7 @@
 // adversarial blocks, for the scalar and AVX2 paths; the bnb quirks; search ties; SQNR.
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -40,8 +41,15 @@ std::vector<float> make_block(Rng& rng, int kind, const std::vector<float>& cb) 
   return x;
 }
 
-void check_against_spec(bool simd, Encoder enc, const Codebook& cb, uint64_t seed) {
-  set_simd_enabled(simd);
+// Every vector path the CPU has, capped one at a time; returns false if `path` is not available.
+bool use_path(SimdPath path) {
+  set_simd_limit(path);
+  return simd_path() == path;
+}
+constexpr SimdPath kPaths[] = {SimdPath::scalar, SimdPath::avx2, SimdPath::avx512};
+
+void check_against_spec(SimdPath simd, Encoder enc, const Codebook& cb, uint64_t seed) {
+  REQUIRE(use_path(simd));
   Rng rng(seed);
   for (int trial = 0; trial < 700; ++trial) {
     const std::vector<float> x = make_block(rng, trial, cb.values);
@@ -54,11 +62,11 @@ void check_against_spec(bool simd, Encoder enc, const Codebook& cb, uint64_t see
     const BlockEncoder be(cb, enc, s);
     uint32_t words[5];
     const uint8_t code = be.encode(x.data(), words);
-    CAPTURE(trial); CAPTURE(cb.name); CAPTURE(cb.bits); CAPTURE(simd);
+    CAPTURE(trial); CAPTURE(cb.name); CAPTURE(cb.bits); CAPTURE(simd_path_name(simd));
     REQUIRE(int(code) == int(want.code));
     for (int j = 0; j < 32; ++j) REQUIRE(unpack_index(words, j, cb.bits) == want.idx[j]);
   }
-  set_simd_enabled(true);
+  set_simd_limit(SimdPath::avx512);
 }
 
 std::vector<Codebook> test_codebooks(int k) {
@@ -81,11 +89,11 @@ double sqnr_db(const std::vector<float>& x, const std::vector<float>& y) {
 
 }  // namespace
 
-TEST_CASE("encoders equal the FORMAT §4 transcription (scalar and AVX2, k = 2..5)") {
-  for (bool simd : {false, true}) {
-    if (simd) {
-      set_simd_enabled(true);
-      if (!simd_available()) { MESSAGE("AVX2 not available: SIMD path not tested here"); continue; }
+TEST_CASE("encoders equal the FORMAT §4 transcription (scalar, AVX2 and AVX-512 paths, k = 2..5)") {
+  for (SimdPath simd : kPaths) {
+    if (!use_path(simd)) {
+      MESSAGE(simd_path_name(simd) << " not available on this CPU: that path is not tested here");
+      continue;
     }
     for (int k = 2; k <= 5; ++k)
       for (const Codebook& cb : test_codebooks(k))
@@ -96,9 +104,8 @@ TEST_CASE("encoders equal the FORMAT §4 transcription (scalar and AVX2, k = 2..
 TEST_CASE("index rule: the fast paths equal the literal scan for t around every midpoint") {
   for (int k = 2; k <= 5; ++k)
     for (const Codebook& cb : test_codebooks(k)) {
-      for (bool simd : {false, true}) {
-        set_simd_enabled(simd);
-        if (simd && !simd_available()) continue;
+      for (SimdPath simd : kPaths) {
+        if (!use_path(simd)) continue;
         const BlockEncoder be(cb, Encoder::bnb, 0);
         std::vector<float> ts;
         for (size_t i = 0; i + 1 < cb.values.size(); ++i) {
@@ -112,12 +119,12 @@ TEST_CASE("index rule: the fast paths equal the literal scan for t around every 
           uint8_t idx[32];
           be.nearest_indices(ts.data() + b, idx);
           for (int j = 0; j < 32; ++j) {
-            CAPTURE(ts[b + j]); CAPTURE(simd);
+            CAPTURE(ts[b + j]); CAPTURE(simd_path_name(simd));
             REQUIRE(int(idx[j]) == nearest_index_ref(ts[b + j], cb.values.data(), int(cb.values.size())));
           }
         }
       }
-      set_simd_enabled(true);
+      set_simd_limit(SimdPath::avx512);
     }
 }
 
@@ -133,6 +140,13 @@ TEST_CASE("bnb E4M4: every representable value round-trips and upstream quirks h
   CHECK(e4m4_encode_bnb(std::ldexp(3.0f, -14)) == 0x03);
   CHECK(e4m4_encode_bnb(std::ldexp(15.9f, -14)) == 0x0F);
   CHECK(e4m4_encode_bnb(std::ldexp(1.0f, -16)) == 0x00);  // rint(0.25) = 0: the block becomes 0
+}
+
+TEST_CASE("bnb E4M4: equals the spec transcription on a sweep of floats from 2^-16 to 32") {
+  for (uint32_t bits = std::bit_cast<uint32_t>(std::ldexp(1.0f, -16)); bits < std::bit_cast<uint32_t>(32.0f); bits += 97) {
+    const float a = std::bit_cast<float>(bits);
+    REQUIRE(int(e4m4_encode_bnb(a)) == int(spec::e4m4_bnb(a)));
+  }
 }
 
 TEST_CASE("search E4M4: every representable value is its own single candidate") {

@@ -3,6 +3,8 @@
 #include "kbit/encode.h"
 
 #include <algorithm>
+#include <bit>
+#include <limits>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -14,9 +16,11 @@
 namespace kbit {
 namespace {
 
-bool g_simd_enabled = [] {
-  const char* env = std::getenv("KBIT_NO_SIMD");
-  return !(env && env[0] == '1');
+SimdPath g_simd_limit = [] {
+  const char* env = std::getenv("KBIT_SIMD");
+  if (!env) return SimdPath::avx512;
+  const std::string v = env;
+  return v == "scalar" ? SimdPath::scalar : v == "avx2" ? SimdPath::avx2 : SimdPath::avx512;
 }();
 
 // Decoded values of all 256 codes, ascending (the codes strictly increase, FORMAT §3).
@@ -31,6 +35,40 @@ const std::array<float, 256>& e4m4_table() {
 
 }  // namespace
 
+namespace detail {
+
+DecisionThresholds make_thresholds(const float* cb, int n) {
+  DecisionThresholds th;
+  for (float& v : th.theta) v = std::numeric_limits<float>::infinity();
+  // t stays within |t| <= 2 in both encoders (x / amax for bnb; a / dec(c_lo) < 2 for search),
+  // proven for 4 to keep a margin; lanes beyond it take the scalar rule anyway.
+  th.t_max = 4.0f;
+  float cmax = 0.0f;
+  for (int i = 0; i < n; ++i) cmax = std::max(cmax, std::fabs(cb[i]));
+  const float ulp = std::ldexp(1.0f, std::ilogb(th.t_max + cmax) + 1 - 23);  // ulp of the largest |t - cb|
+  for (int i = 0; i + 1 < n; ++i)
+    if (!(cb[i + 1] - cb[i] >= 2.0f * ulp)) return th;  // valid stays false
+  auto key = [](float f) {  // float -> integer in the same order
+    const int32_t b = std::bit_cast<int32_t>(f);
+    return b < 0 ? -(b & 0x7fffffff) : b;
+  };
+  auto unkey = [](int32_t k) { return std::bit_cast<float>(k < 0 ? (-k) | int32_t(0x80000000) : k); };
+  for (int i = 0; i + 1 < n; ++i) {
+    const float lo = cb[i], hi = cb[i + 1];
+    auto upper_wins = [&](float t) { return std::fabs(t - hi) < std::fabs(t - lo); };
+    int32_t a = key(lo), b = key(hi);  // upper_wins(lo) is false, upper_wins(hi) is true
+    while (b - a > 1) {
+      const int32_t mid = a + (b - a) / 2;
+      (upper_wins(unkey(mid)) ? b : a) = mid;
+    }
+    th.theta[i] = unkey(b);
+  }
+  th.valid = true;
+  return th;
+}
+
+}  // namespace detail
+
 const char* encoder_name(Encoder e) { return e == Encoder::bnb ? "bnb" : "search"; }
 
 Encoder parse_encoder(const std::string& s) {
@@ -39,11 +77,30 @@ Encoder parse_encoder(const std::string& s) {
   throw Error("unknown encoder '" + s + "': use search (default) or bnb");
 }
 
-bool simd_available() { return g_simd_enabled && avx2::cpu_supported(); }
-void set_simd_enabled(bool on) { g_simd_enabled = on; }
+const char* simd_path_name(SimdPath p) {
+  return p == SimdPath::avx512 ? "avx512" : p == SimdPath::avx2 ? "avx2" : "scalar";
+}
+
+SimdPath simd_path() {
+  SimdPath best = SimdPath::scalar;
+  if (avx2::cpu_supported()) best = avx512::cpu_supported() ? SimdPath::avx512 : SimdPath::avx2;
+  return std::min(best, g_simd_limit);
+}
+
+void set_simd_limit(SimdPath limit) { g_simd_limit = limit; }
 
 uint8_t e4m4_encode_bnb(float a) {
   if (!(a > 0.0f)) return 0;
+  const uint32_t bits = std::bit_cast<uint32_t>(a);
+  const int biased = static_cast<int>(bits >> 23);
+  if (biased >= 127 - 10 && biased <= 127 + 4) {
+    // Fast path for 2^-10 <= a < 32 (eb = eu + 11 in 1..15): a / 2^eu is a's mantissa with a
+    // zero exponent, exactly; rint by the 1.5 * 2^23 trick (round to nearest even, |v| <= 16).
+    const int eu = biased - 127;
+    const float frac = std::bit_cast<float>((bits & 0x7fffffu) | 0x3f800000u);
+    const float m = ((frac - 1.0f) * 16.0f + 0x1.8p23f) - 0x1.8p23f;
+    return static_cast<uint8_t>((eu + 11) * 16 + std::min(static_cast<int>(m), 15));
+  }
   const int eu = std::ilogb(a);  // floor(log2 a), exact (also for subnormal a)
   const int eb = std::clamp(eu + 11, 0, 15);
   float m;
@@ -98,41 +155,50 @@ void unpack_bitplanes(const uint32_t* words, int k, uint8_t* idx) {
 }
 
 BlockEncoder::BlockEncoder(const Codebook& cb, Encoder encoder, int scale_exp)
-    : bits_(cb.bits), encoder_(encoder), scale_exp_(scale_exp), use_avx2_(simd_available()),
+    : bits_(cb.bits), encoder_(encoder), scale_exp_(scale_exp),
+      use_avx2_(simd_path() >= SimdPath::avx2), use_avx512_(simd_path() == SimdPath::avx512),
       cb_(cb.values) {
   validate_codebook(cb);
   if (encoder == Encoder::bnb && scale_exp != 0)
     throw Error("the bnb encoder has no scale exponent (got " + std::to_string(scale_exp) + ")");
   cbs_.resize(cb_.size());
-  for (size_t i = 0; i < cb_.size(); ++i) cbs_[i] = std::ldexp(cb_[i], scale_exp);
+  for (size_t i = 0; i < cb_.size(); ++i) {
+    cbs_[i] = std::ldexp(cb_[i], scale_exp);
+    cb_pad_[i] = cb_[i];
+    cbs_pad_[i] = cbs_[i];
+  }
+  thresholds_ = detail::make_thresholds(cb_.data(), codebook_size(bits_));
 }
 
 void BlockEncoder::nearest_indices(const float* t, uint8_t* idx) const {
-  const int n = codebook_size(bits_);
-  if (use_avx2_) {
-    avx2::nearest_indices(t, cb_.data(), n, idx);
-    return;
-  }
-  for (int j = 0; j < kBlockSize; ++j)
-    idx[j] = static_cast<uint8_t>(detail::nearest_index_sorted(t[j], cb_.data(), n));
+  uint32_t words[kMaxBits];
+  encode_indices(t, 1.0f, words, idx);  // t / 1 == t exactly: the same path encode() takes
 }
 
-// t_j = x_j / divisor (t_j = 0 when divisor == 0), then the index rule.
-void BlockEncoder::indices_for_divisor(const float* x, float divisor, uint8_t* idx) const {
-  float t[kBlockSize];
-  if (use_avx2_) {
-    avx2::divide(x, divisor, t);
-  } else {
-    for (int j = 0; j < kBlockSize; ++j) t[j] = divisor == 0.0f ? 0.0f : x[j] / divisor;
+void BlockEncoder::encode_indices(const float* x, float divisor, uint32_t* words, uint8_t* idx) const {
+  const int n = codebook_size(bits_);
+  if (use_avx512_) {
+    avx512::encode_indices(x, divisor, cb_pad_, thresholds_.valid ? &thresholds_ : nullptr, n, bits_, words, idx);
+    return;
   }
-  nearest_indices(t, idx);
+  if (use_avx2_) {
+    avx2::encode_indices(x, divisor, cb_pad_, n, bits_, words, idx);
+    return;
+  }
+  uint8_t local[kBlockSize];
+  uint8_t* out = idx ? idx : local;
+  for (int j = 0; j < kBlockSize; ++j) {
+    const float t = divisor == 0.0f ? 0.0f : x[j] / divisor;
+    out[j] = static_cast<uint8_t>(detail::nearest_index_sorted(t, cb_.data(), n));
+  }
+  pack_bitplanes(out, bits_, words);
 }
 
 // FORMAT §4: sum over j in order of (x_j - cb_stored[idx_j] * scale)^2, every step in float64.
 double BlockEncoder::block_sse(const float* x, const uint8_t* idx, float scale) const {
   double sq[kBlockSize];
   if (use_avx2_) {
-    avx2::squared_errors(x, idx, cbs_.data(), codebook_size(bits_), scale, sq);
+    avx2::squared_errors(x, idx, cbs_pad_, codebook_size(bits_), scale, sq);
   } else {
     for (int j = 0; j < kBlockSize; ++j) {
       const double prod = double(cbs_[idx[j]]) * double(scale);
@@ -170,12 +236,7 @@ uint8_t BlockEncoder::encode_bnb(const float* x, uint32_t* words) const {
         << "would silently wrap it); use --encoder search, which scales the tensor";
     throw Error(msg.str());
   }
-  uint8_t idx[kBlockSize];
-  indices_for_divisor(x, std::max(amax, 1e-8f), idx);  // against the TRUE amax (upstream)
-  if (use_avx2_)
-    avx2::pack_bitplanes(idx, bits_, words);
-  else
-    pack_bitplanes(idx, bits_, words);
+  encode_indices(x, std::max(amax, 1e-8f), words, nullptr);  // against the TRUE amax (upstream)
   return e4m4_encode_bnb(amax);
 }
 
@@ -186,24 +247,21 @@ uint8_t BlockEncoder::encode_search(const float* x, uint32_t* words) const {
     throw Error("block absmax exceeds the tensor's scale (scale_exp " + std::to_string(scale_exp_) +
                 "); the scale must come from choose_scale_exp over the whole tensor");
   const E4M4Bracket br = e4m4_bracket(a);
-  uint8_t idx_hi[kBlockSize], idx_lo[kBlockSize];
   const float dec_hi = e4m4_decode(br.hi);
-  indices_for_divisor(x, std::ldexp(dec_hi, scale_exp_), idx_hi);
-  uint8_t code = br.hi;
-  const uint8_t* idx = idx_hi;
-  if (br.lo != br.hi) {
-    const float dec_lo = e4m4_decode(br.lo);
-    indices_for_divisor(x, std::ldexp(dec_lo, scale_exp_), idx_lo);
-    if (block_sse(x, idx_lo, dec_lo) < block_sse(x, idx_hi, dec_hi)) {  // tie keeps hi
-      code = br.lo;
-      idx = idx_lo;
-    }
+  if (br.lo == br.hi) {
+    encode_indices(x, std::ldexp(dec_hi, scale_exp_), words, nullptr);
+    return br.hi;
   }
-  if (use_avx2_)
-    avx2::pack_bitplanes(idx, bits_, words);
-  else
-    pack_bitplanes(idx, bits_, words);
-  return code;
+  const float dec_lo = e4m4_decode(br.lo);
+  uint8_t idx_hi[kBlockSize], idx_lo[kBlockSize];
+  uint32_t words_lo[kMaxBits];
+  encode_indices(x, std::ldexp(dec_hi, scale_exp_), words, idx_hi);
+  encode_indices(x, std::ldexp(dec_lo, scale_exp_), words_lo, idx_lo);
+  if (block_sse(x, idx_lo, dec_lo) < block_sse(x, idx_hi, dec_hi)) {  // a tie keeps hi
+    for (int b = 0; b < bits_; ++b) words[b] = words_lo[b];
+    return br.lo;
+  }
+  return br.hi;
 }
 
 }  // namespace kbit

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kbit/codebook.h"
+#include "kbit/encode_avx2.h"
 #include "kbit/format.h"
 
 namespace kbit {
@@ -58,23 +59,34 @@ class BlockEncoder {
  private:
   uint8_t encode_bnb(const float* x, uint32_t* words) const;
   uint8_t encode_search(const float* x, uint32_t* words) const;
-  void indices_for_divisor(const float* x, float divisor, uint8_t* idx) const;
+  // t_j = x_j / divisor (0 if divisor == 0), indices, bit planes; idx may be null.
+  void encode_indices(const float* x, float divisor, uint32_t* words, uint8_t* idx) const;
   double block_sse(const float* x, const uint8_t* idx, float scale) const;
 
   int bits_;
   Encoder encoder_;
   int scale_exp_;
-  bool use_avx2_;
+  bool use_avx2_;     // AVX2 for amax, SSE terms and (without AVX-512) the index loop
+  bool use_avx512_;   // AVX-512 for the index loop
   std::vector<float> cb_;
   std::vector<float> cbs_;
+  alignas(64) float cb_pad_[32] = {};   // cb_ and cbs_ padded for the AVX2 table lookups
+  alignas(64) float cbs_pad_[32] = {};
+  detail::DecisionThresholds thresholds_;
 };
 
 // Packs 32 indices into k bit-plane words (bit j of word b = bit b of idx[j]) and back.
 void pack_bitplanes(const uint8_t* idx, int k, uint32_t* words);
 void unpack_bitplanes(const uint32_t* words, int k, uint8_t* idx);
 
-// Whether the AVX2 path is used (CPU support, and not disabled by KBIT_NO_SIMD=1 or this call).
-bool simd_available();
-void set_simd_enabled(bool on);  // for tests and the benchmark; affects encoders made afterwards
+// The vector path encoders use: the best the CPU supports, capped by KBIT_SIMD=scalar|avx2|avx512
+// in the environment or by set_simd_limit (tests and the benchmark). Affects encoders made
+// afterwards. Every path gives the same bytes.
+enum class SimdPath { scalar = 0, avx2 = 1, avx512 = 2 };
+const char* simd_path_name(SimdPath p);
+SimdPath simd_path();
+void set_simd_limit(SimdPath limit);
+inline bool simd_available() { return simd_path() != SimdPath::scalar; }
+inline void set_simd_enabled(bool on) { set_simd_limit(on ? SimdPath::avx512 : SimdPath::scalar); }
 
 }  // namespace kbit

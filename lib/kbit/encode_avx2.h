@@ -1,4 +1,4 @@
-// AVX2 versions of the encoder's hot loops (x86-64, chosen at run time by cpu_supported()).
+// AVX2 (and AVX-512) versions of the encoder's hot loops (x86-64, chosen at run time by cpu_supported()).
 // Each must give exactly the bytes of the scalar code in encode.cpp; internal to lib/.
 #pragma once
 
@@ -23,16 +23,41 @@ inline int nearest_index_sorted(float t, const float* cb, int n) {
   while (best > 0 && std::fabs(t - cb[best - 1]) == dist) --best;
   return best;
 }
+
+// Exact decision thresholds for a strictly ascending codebook: theta_i is the smallest float t in
+// [cb[i], cb[i+1]] with fl(t - cb[i]) > fl(cb[i+1] - t), i.e. where cb[i+1] starts to win. Within
+// (cb[p-1], cb[p]] the rule picks p-1 + [t >= theta_{p-1}] (both distances are monotone in t), so
+// idx = #{theta_i <= t} - provided no two left neighbours round to equal distances, which cannot
+// happen while every gap is >= 2 ulp of the largest |t - cb[i]|: valid for |t| <= t_max.
+// Built only when that holds (valid == false otherwise, e.g. repeated values).
+struct DecisionThresholds {
+  alignas(64) float theta[32];  // n-1 thresholds, then +inf
+  float t_max = 0.0f;
+  bool valid = false;
+};
+DecisionThresholds make_thresholds(const float* cb, int n);
 }  // namespace detail
 
 namespace avx2 {
 bool cpu_supported();
-float abs_max(const float* x);                                  // max |x_j| over 32 (NaN -> NaN)
-void divide(const float* x, float divisor, float* t);           // t_j = x_j / divisor (0 if divisor 0)
+// Tables (`*_padded`) are 32 floats, 32-byte aligned, entries past n unused.
+float abs_max(const float* x);  // max |x_j| over 32 values; NaN if any is NaN
 void nearest_indices(const float* t, const float* cb, int n, uint8_t* idx);
+// t_j = x_j / divisor (0 when divisor == 0), the index rule, bit planes into words; the 32
+// indices also go to idx when it is not null.
+void encode_indices(const float* x, float divisor, const float* cb_padded, int n, int k,
+                    uint32_t* words, uint8_t* idx);
 void pack_bitplanes(const uint8_t* idx, int k, uint32_t* words);
-void squared_errors(const float* x, const uint8_t* idx, const float* cbs, int n, float scale,
+// sq_j = (x_j - cbs[idx_j] * scale)^2 in float64, each step rounded separately.
+void squared_errors(const float* x, const uint8_t* idx, const float* cbs_padded, int n, float scale,
                     double* sq);
 }  // namespace avx2
+
+namespace avx512 {  // encode_avx512.cpp: the index loop only; everything else uses avx2::
+bool cpu_supported();  // AVX-512F and AVX2
+// th: exact thresholds, or null for the p-1/p comparison with its tie check.
+void encode_indices(const float* x, float divisor, const float* cb_padded, const detail::DecisionThresholds* th,
+                    int n, int k, uint32_t* words, uint8_t* idx);
+}  // namespace avx512
 
 }  // namespace kbit
