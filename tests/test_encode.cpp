@@ -113,7 +113,7 @@ TEST_CASE("index rule: the fast paths equal the literal scan for t around every 
           for (int step = 0; step < 6; ++step) mid = std::nextafter(mid, -2.0f);
           for (int step = 0; step < 12; ++step, mid = std::nextafter(mid, 2.0f)) ts.push_back(mid);
         }
-        for (float v : {-2.0f, -1.0f, 0.0f, -0.0f, 1.0f, 2.0f, 1e-30f}) ts.push_back(v);
+        for (float v : {-100.0f, -5.0f, -2.0f, -1.0f, 0.0f, -0.0f, 1.0f, 2.0f, 4.0f, 4.5f, 1e-30f, 1e30f}) ts.push_back(v);
         while (ts.size() % 32) ts.push_back(0.5f);
         for (size_t b = 0; b < ts.size(); b += 32) {
           uint8_t idx[32];

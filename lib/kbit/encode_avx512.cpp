@@ -17,6 +17,18 @@ KBIT_AVX512 inline __m512 lookup(__m512 t0, __m512 t1, __m512i i) {
   else return _mm512_permutex2var_ps(t0, i, t1);
 }
 
+// Lanes in `lanes` take the scalar rule (rare: ties, or |t| outside the proven range).
+template <int n>
+KBIT_AVX512 inline __m512i scalar_lanes(__m512i result, __m512 tv, __mmask16 lanes, const float* cb) {
+  alignas(64) int32_t r[16];
+  alignas(64) float tl[16];
+  _mm512_store_si512(r, result);
+  _mm512_store_ps(tl, tv);
+  for (int l = 0; l < 16; ++l)
+    if (lanes & (1 << l)) r[l] = detail::nearest_index_sorted(tl[l], cb, n);
+  return _mm512_load_si512(r);
+}
+
 // See detail::nearest_index_sorted for why p-1 / p and the walk-back give the scan's answer.
 template <int n>
 KBIT_AVX512 inline __m512i nearest16(__m512 t0, __m512 t1, const float* cb, __m512 tv) {
@@ -34,21 +46,12 @@ KBIT_AVX512 inline __m512i nearest16(__m512 t0, __m512 t1, const float* cb, __m5
   const __mmask16 take_hi =
       _mm512_cmpeq_epi32_mask(p, zero) |
       (_mm512_cmplt_epi32_mask(p, _mm512_set1_epi32(n)) & _mm512_cmp_ps_mask(d_hi, d_lo, _CMP_LT_OQ));
-  __m512i result = _mm512_mask_blend_epi32(take_hi, lo, p);
+  const __m512i result = _mm512_mask_blend_epi32(take_hi, lo, p);
   const __m512i lo2 = _mm512_max_epi32(_mm512_sub_epi32(lo, one), zero);
   const __m512 d_lo2 = _mm512_abs_ps(_mm512_sub_ps(tv, lookup<n>(t0, t1, lo2)));
   const __mmask16 tie = static_cast<__mmask16>(~take_hi) & _mm512_cmpgt_epi32_mask(lo, zero) &
                         _mm512_cmp_ps_mask(d_lo2, d_lo, _CMP_EQ_OQ);
-  if (tie) {  // rare: repeated values or rounding merged neighbours; the scalar walk decides
-    alignas(64) int32_t r[16];
-    alignas(64) float tl[16];
-    _mm512_store_si512(r, result);
-    _mm512_store_ps(tl, tv);
-    for (int l = 0; l < 16; ++l)
-      if (tie & (1 << l)) r[l] = detail::nearest_index_sorted(tl[l], cb, n);
-    result = _mm512_load_si512(r);
-  }
-  return result;
+  return tie ? scalar_lanes<n>(result, tv, tie, cb) : result;  // ties: the scalar walk decides
 }
 
 // With exact decision thresholds (detail::DecisionThresholds): idx = #{theta_i <= t}, a binary
@@ -62,16 +65,8 @@ KBIT_AVX512 inline __m512i nearest16_thresholds(__m512 h0, __m512 h1, const floa
     const __mmask16 le = _mm512_cmp_ps_mask(lookup<n>(h0, h1, probe), tv, _CMP_LE_OQ);
     p = _mm512_mask_add_epi32(p, le, p, _mm512_set1_epi32(step));
   }
-  if (const __mmask16 out = _mm512_cmp_ps_mask(_mm512_abs_ps(tv), _mm512_set1_ps(t_max), _CMP_GT_OQ)) {
-    alignas(64) int32_t r[16];
-    alignas(64) float tl[16];
-    _mm512_store_si512(r, p);
-    _mm512_store_ps(tl, tv);
-    for (int l = 0; l < 16; ++l)
-      if (out & (1 << l)) r[l] = detail::nearest_index_sorted(tl[l], cb, n);
-    p = _mm512_load_si512(r);
-  }
-  return p;
+  const __mmask16 out = _mm512_cmp_ps_mask(_mm512_abs_ps(tv), _mm512_set1_ps(t_max), _CMP_GT_OQ);
+  return out ? scalar_lanes<n>(p, tv, out, cb) : p;
 }
 
 template <int n>
