@@ -8,8 +8,8 @@ void dequantize_row_ref(const TiledView& w, int64_t e, int64_t n, float* out) {
   const int64_t kbs = k_blocks(w.K);
   for (int64_t kb = 0; kb < kbs; ++kb) {
     const float scale = e4m4_decode(w.absmax_at(e, n, kb));
-    for (int j = 0; j < kBlockSize; ++j)
-      out[kb * kBlockSize + j] = w.codebook[w.index_at(e, n, kb * kBlockSize + j)] * scale;
+    const uint32_t* words = w.packed + e * w.expert_words() + tiled_word_offset(n, kb, 0, w.N, w.bits);
+    for (int j = 0; j < kBlockSize; ++j) out[kb * kBlockSize + j] = w.codebook[unpack_index(words, j, w.bits)] * scale;
   }
 }
 

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "kbit/encode_avx2.h"
+#include "kbit/encode_simd.h"
 #include "kbit/error.h"
 
 namespace kbit {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "kbit/codebook.h"
-#include "kbit/encode_avx2.h"
+#include "kbit/encode_simd.h"
 #include "kbit/format.h"
 
 namespace kbit {
@@ -86,7 +86,5 @@ enum class SimdPath { scalar = 0, avx2 = 1, avx512 = 2 };
 const char* simd_path_name(SimdPath p);
 SimdPath simd_path();
 void set_simd_limit(SimdPath limit);
-inline bool simd_available() { return simd_path() != SimdPath::scalar; }
-inline void set_simd_enabled(bool on) { set_simd_limit(on ? SimdPath::avx512 : SimdPath::scalar); }
 
 }  // namespace kbit

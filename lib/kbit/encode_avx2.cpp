@@ -1,6 +1,6 @@
 // AVX2 hot loops of the block encoders: 8 elements per instruction, table lookups of the
 // codebook with vpermps instead of gathers. Same results as the scalar code, bit for bit.
-#include "kbit/encode_avx2.h"
+#include "kbit/encode_simd.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
@@ -14,14 +14,6 @@ namespace {
 struct Table {
   __m256 part[4];
 };
-
-KBIT_AVX2 inline Table load_table(const float* v, int n) {
-  alignas(32) float padded[32] = {};
-  for (int i = 0; i < n; ++i) padded[i] = v[i];
-  Table t;
-  for (int q = 0; q < 4; ++q) t.part[q] = _mm256_load_ps(padded + 8 * q);
-  return t;
-}
 
 template <int n>
 KBIT_AVX2 inline __m256 lookup(const Table& t, __m256i i) {
@@ -124,14 +116,6 @@ KBIT_AVX2 inline void pack_bytes(__m256i v, int k, uint32_t* words) {
 
 
 template <int n>
-KBIT_AVX2 void nearest_indices_n(const float* t, const float* cb, uint8_t* idx) {
-  const Table table = load_table(cb, n);
-  __m256i r[4];
-  for (int q = 0; q < 4; ++q) r[q] = nearest8<n>(table, cb, _mm256_loadu_ps(t + 8 * q));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx), to_bytes(r));
-}
-
-template <int n>
 KBIT_AVX2 void encode_indices_n(const float* x, float divisor, const float* cb_padded, int k,
                                 uint32_t* words, uint8_t* idx) {
   Table table;
@@ -150,15 +134,6 @@ KBIT_AVX2 void encode_indices_n(const float* x, float divisor, const float* cb_p
 
 }  // namespace
 
-void nearest_indices(const float* t, const float* cb, int n, uint8_t* idx) {
-  switch (n) {
-    case 4: return nearest_indices_n<4>(t, cb, idx);
-    case 8: return nearest_indices_n<8>(t, cb, idx);
-    case 16: return nearest_indices_n<16>(t, cb, idx);
-    default: return nearest_indices_n<32>(t, cb, idx);
-  }
-}
-
 void encode_indices(const float* x, float divisor, const float* cb_padded, int n, int k,
                     uint32_t* words, uint8_t* idx) {
   switch (n) {
@@ -167,10 +142,6 @@ void encode_indices(const float* x, float divisor, const float* cb_padded, int n
     case 16: return encode_indices_n<16>(x, divisor, cb_padded, k, words, idx);
     default: return encode_indices_n<32>(x, divisor, cb_padded, k, words, idx);
   }
-}
-
-KBIT_AVX2 void pack_bitplanes(const uint8_t* idx, int k, uint32_t* words) {
-  pack_bytes(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx)), k, words);
 }
 
 template <int n>
@@ -209,9 +180,7 @@ void squared_errors(const float* x, const uint8_t* idx, const float* cbs_padded,
 namespace kbit::avx2 {
 bool cpu_supported() { return false; }
 float abs_max(const float*) { return 0; }
-void nearest_indices(const float*, const float*, int, uint8_t*) {}
 void encode_indices(const float*, float, const float*, int, int, uint32_t*, uint8_t*) {}
-void pack_bitplanes(const uint8_t*, int, uint32_t*) {}
 void squared_errors(const float*, const uint8_t*, const float*, int, float, double*) {}
 }  // namespace kbit::avx2
 

@@ -1,7 +1,7 @@
 // AVX-512 (F) version of the encoder's index loop: 16 elements per instruction, the codebook in
 // one (k <= 4) or two (k = 5) registers, looked up with vpermps / vpermt2ps, a binary search of
 // k steps with mask registers. Same results as the scalar code, bit for bit (tests/test_encode).
-#include "kbit/encode_avx2.h"
+#include "kbit/encode_simd.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>

@@ -1,5 +1,6 @@
-// AVX2 (and AVX-512) versions of the encoder's hot loops (x86-64, chosen at run time by cpu_supported()).
-// Each must give exactly the bytes of the scalar code in encode.cpp; internal to lib/.
+// Internals of the encoders shared by the scalar, AVX2 and AVX-512 code: the sorted-codebook
+// index rule, exact decision thresholds, and the vector loops (x86-64, chosen at run time by
+// cpu_supported()). Every path gives exactly the bytes of the scalar code; internal to lib/.
 #pragma once
 
 #include <cmath>
@@ -42,12 +43,10 @@ namespace avx2 {
 bool cpu_supported();
 // Tables (`*_padded`) are 32 floats, 32-byte aligned, entries past n unused.
 float abs_max(const float* x);  // max |x_j| over 32 values; NaN if any is NaN
-void nearest_indices(const float* t, const float* cb, int n, uint8_t* idx);
 // t_j = x_j / divisor (0 when divisor == 0), the index rule, bit planes into words; the 32
 // indices also go to idx when it is not null.
 void encode_indices(const float* x, float divisor, const float* cb_padded, int n, int k,
                     uint32_t* words, uint8_t* idx);
-void pack_bitplanes(const uint8_t* idx, int k, uint32_t* words);
 // sq_j = (x_j - cbs[idx_j] * scale)^2 in float64, each step rounded separately.
 void squared_errors(const float* x, const uint8_t* idx, const float* cbs_padded, int n, float scale,
                     double* sq);
