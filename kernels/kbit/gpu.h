@@ -1,0 +1,102 @@
+// The kbit GPU API: GEMM/GEMV on tiled kbit weights (FORMAT §5-§6), for embedding in an
+// inference engine. Every call is stream-ordered and asynchronous, allocates nothing, does no
+// host synchronisation and so can be captured into a CUDA graph. Scratch memory comes from the
+// caller (query the size first). Preconditions are checked on the host before any launch; a
+// violated one returns a Status naming it (and status_message() says which argument and why).
+//
+//   C[m, n] = sum_k A[m, k] * W'[n, k]      A [M, K], C [M, N] row-major, fp16 or bf16,
+//                                           W' the dequantized weight, fp32 accumulation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "kbit/tiled.h"
+
+typedef struct cublasContext* cublasHandle_t;
+
+namespace kbit::gpu {
+
+enum class Status : int {
+  ok = 0,
+  bad_bits,              // k not in 2..5
+  bad_shape,             // N < 1, K < 32, K % 32 != 0, M < 0, E < 1, ...
+  null_pointer,          // a required pointer is null
+  misaligned,            // A/C not 16-byte aligned, or packed not 16-byte aligned
+  bad_dtype,             // activations must be F16 or BF16 (dequantize also allows F32)
+  bad_kernel,            // the requested kernel cannot run this case (see status_message)
+  workspace_too_small,   // workspace_bytes < the size the *_workspace_bytes query returned
+  no_cublas_handle,      // the dequant+cuBLAS kernel needs a cublasHandle_t
+  cuda_error,            // a launch or cuBLAS call failed
+};
+
+const char* status_name(Status s);
+// The last failing call's detailed message on this host thread (names argument, value, rule).
+const char* status_message();
+
+enum class Act { f16, bf16 };  // activation/output dtype
+
+// Dense kernels. `automatic` lets dispatch pick by (N, K, M, k).
+enum class Kernel : int {
+  automatic = 0,
+  v0,               // plain readable kernel: one warp per (m, n), a second oracle; any M
+  gemv,             // scalar GEMV, M = 1..4
+  mma,              // tensor-core fused-dequant GEMM (mma.sync m16n8k16), any M, split-K
+  dequant_cublas,   // dequantize into workspace, then cublasGemmEx
+};
+const char* kernel_name(Kernel k);
+
+// MoE kernels: all experts of one projection in one launch.
+enum class MoeKernel : int {
+  automatic = 0,
+  v0,               // plain readable grouped kernel, any tokens per expert
+  grouped_gemv,     // scalar grouped GEMV (fast for <= 4 tokens per expert; correct for any)
+  grouped_mma,      // grouped tensor-core kernel
+};
+const char* moe_kernel_name(MoeKernel k);
+
+struct LinearArgs {
+  const void* A = nullptr;     // [M, K], dtype `act`
+  void* C = nullptr;           // [M, N], dtype `act`
+  int64_t M = 0;
+  Act act = Act::f16;
+  TiledView w;                 // device pointers; w.E must be 1
+  Kernel kernel = Kernel::automatic;
+  void* workspace = nullptr;   // device memory, linear_workspace_bytes() bytes
+  size_t workspace_bytes = 0;
+  cublasHandle_t cublas = nullptr;  // needed only by dequant_cublas (its stream is set per call)
+  cudaStream_t stream = nullptr;
+};
+
+// Workspace for `kernel` (automatic: for whatever dispatch may choose) at this M and weight.
+size_t linear_workspace_bytes(int64_t M, const TiledView& w, Act act, Kernel kernel = Kernel::automatic);
+Status linear(const LinearArgs& args);
+// What dispatch picks for this case (the kernel `automatic` runs).
+Kernel choose_kernel(int64_t M, const TiledView& w, Act act);
+
+struct MoeArgs {
+  const void* A = nullptr;              // [total_rows, K], rows sorted by expert
+  void* C = nullptr;                    // [total_rows, N]
+  const int32_t* expert_offsets = nullptr;  // DEVICE, E + 1 entries: 0 = o_0 <= ... <= o_E = total_rows
+  int64_t total_rows = 0;               // host-known bound of the routed rows (= o_E)
+  Act act = Act::f16;
+  TiledView w;                          // fused experts [E, N, K] (device pointers)
+  MoeKernel kernel = MoeKernel::automatic;
+  int max_rows_per_expert_hint = 0;     // 0: unknown; dispatch uses total_rows / active experts
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+  cudaStream_t stream = nullptr;
+};
+size_t moe_linear_workspace_bytes(int64_t total_rows, const TiledView& w, Act act,
+                                  MoeKernel kernel = MoeKernel::automatic);
+Status moe_linear(const MoeArgs& args);
+MoeKernel choose_moe_kernel(int64_t total_rows, const TiledView& w, Act act, int max_rows_hint);
+
+// Dequantize all experts of w into out ([E, N, K] row-major) of dtype f16, bf16 (Act) or fp32.
+enum class OutType { f16, bf16, f32 };
+Status dequantize(const TiledView& w, void* out, OutType type, cudaStream_t stream = nullptr,
+                  bool v0 = false);
+
+}  // namespace kbit::gpu
