@@ -20,6 +20,8 @@ namespace kbit::st {
 
 // Header limits (the reference implementation's): the header is at most 100,000,000 bytes.
 inline constexpr uint64_t kMaxHeaderBytes = 100'000'000;
+// The index file of a sharded checkpoint.
+inline constexpr const char* kIndexName = "model.safetensors.index.json";
 
 struct TensorInfo {
   std::string name;
@@ -60,6 +62,11 @@ class File {
   const TensorInfo* find(std::string_view name) const;  // nullptr when absent
   // The tensor's bytes inside the mapping (valid while this File lives).
   std::span<const std::byte> bytes(const TensorInfo& t) const;
+  // Page-cache hints (madvise), never errors: prefetch() before reading a tensor; release() after
+  // it, which drops its pages from this process's resident set (they refault from the page cache
+  // if read again), so a pass over a large checkpoint keeps RSS near one tensor.
+  void prefetch(const TensorInfo& t) const;
+  void release(const TensorInfo& t) const;
 
  private:
   File();
@@ -69,8 +76,10 @@ class File {
 
 // Streaming writer. Declare every tensor up front (the header needs all offsets), then call
 // write() for each tensor in declared order (a tensor may arrive in several pieces), then
-// commit(). The header is padded with spaces to a multiple of 8 bytes and its metadata always
-// holds "format": "pt". The destructor of an uncommitted writer removes the temporary file.
+// commit(). Zero-byte tensors need no write(). The header is padded with spaces to a multiple of
+// 8 bytes and its metadata always holds "format": "pt" (another "format" value is an error). The
+// temporary file is `.<name>.tmp-<pid>` beside final_path, created by the constructor; the
+// destructor of an uncommitted writer (an exception, an early return) removes it.
 class Writer {
  public:
   struct Entry {
@@ -91,16 +100,29 @@ class Writer {
   void commit();
 
   const std::filesystem::path& temp_path() const;
+  // Size of the finished file (8 + header + data), known from the declarations.
+  uint64_t file_size() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
+// Tensors are laid out in declared order. Sorting the entries with this (descending element size,
+// then name: the reference writer's order) keeps every tensor aligned to its element size.
+void sort_by_alignment(std::vector<Writer::Entry>& entries);
+
+// Writes a small file (config.json, an index) through a temporary file, fsync and rename.
+void write_text_atomic(const std::filesystem::path& path, std::string_view text);
+// Writes dir/model.safetensors.index.json: {"metadata": {"total_size": ...}, "weight_map": ...}.
+void write_index(const std::filesystem::path& dir, const std::map<std::string, std::string>& weight_map,
+                 uint64_t total_size);
+
 // A whole Hugging Face checkpoint: a directory with model.safetensors, or shards listed by
-// model.safetensors.index.json, or one .safetensors file. Validates that the index's shards
-// exist, that every indexed tensor is in the shard the index names, and that no tensor appears
-// twice.
+// model.safetensors.index.json, or one .safetensors file (or the index file itself). Validates
+// that the index's shards exist, that every indexed tensor is in the shard the index names, and
+// that no tensor appears twice. Tensors in a shard but absent from the index are kept (as
+// transformers loads them) and listed in warnings().
 class Checkpoint {
  public:
   static Checkpoint open(const std::filesystem::path& path);
@@ -114,6 +136,7 @@ class Checkpoint {
   Located find(std::string_view name) const;        // {nullptr, nullptr} when absent
   const std::vector<File>& shards() const;
   bool sharded() const;                             // true when read through an index
+  const std::vector<std::string>& warnings() const;  // non-fatal findings, one line each
 
   Checkpoint(Checkpoint&&) noexcept;
   Checkpoint& operator=(Checkpoint&&) noexcept;
