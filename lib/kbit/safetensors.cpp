@@ -84,6 +84,11 @@ json parse_json_strict(std::string_view text, const std::string& label, const ch
     }
     return true;
   };
+  // nlohmann treats a NUL byte as the end of input, which would accept `{...}\0garbage`; JSON
+  // allows no raw NUL anywhere (serde_json, the reference's parser, refuses it).
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos)
+    fail(label, std::string(what) + " is not valid JSON: a NUL byte at offset " + std::to_string(nul) +
+                    " (pad with spaces, not NULs)");
   json j;
   try {
     j = json::parse(text.begin(), text.end(), cb);
@@ -655,9 +660,18 @@ Checkpoint Checkpoint::open(const fs::path& path) {
       const File& f = ck.shards[si++];
       for (const std::string& t : tensors) {
         if (f.find(t)) continue;
+        // On this error path only: look for the tensor in the other .safetensors files of the
+        // directory, listed or not, to say where it is.
         std::string where;
-        for (const File& other : ck.shards)
-          if (&other != &f && other.find(t)) where = other.path().filename().string();
+        for (const auto& entry : fs::directory_iterator(ck.root, ec)) {
+          const fs::path& p = entry.path();
+          if (p.extension() != ".safetensors" || p.filename() == fs::path(shard) || !entry.is_regular_file(ec)) continue;
+          try {
+            if (File::open(p).find(t)) where = p.filename().string();
+          } catch (const Error&) {
+          }
+          if (!where.empty()) break;
+        }
         fail(label, "tensor " + qstr(t) + " is indexed in shard " + qstr(shard) + " but " +
                         (where.empty() ? std::string("that file does not hold it") : "it is in shard " + qstr(where)));
       }
