@@ -4,3 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cd build && ctest --output-on-failure -j"$(nproc)"
+# Bounded libFuzzer run on the safetensors header parser (clang + ASan/UBSan, build-fuzz/).
+cd .. && bash scripts/fuzz.sh 60
