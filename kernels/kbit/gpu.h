@@ -70,11 +70,15 @@ struct LinearArgs {
   cudaStream_t stream = nullptr;
 };
 
-// Workspace for `kernel` (automatic: for whatever dispatch may choose) at this M and weight.
+// Workspace for `kernel` (automatic: for whatever dispatch chooses with a cuBLAS handle) at this
+// M and weight. The split-K kernels keep a few counters in it: zero the workspace once after
+// allocating it (cudaMemset); every call leaves the counters at zero again. One workspace must not
+// be used by two calls running concurrently on different streams.
 size_t linear_workspace_bytes(int64_t M, const TiledView& w, Act act, Kernel kernel = Kernel::automatic);
 Status linear(const LinearArgs& args);
-// What dispatch picks for this case (the kernel `automatic` runs).
-Kernel choose_kernel(int64_t M, const TiledView& w, Act act);
+// What dispatch picks for this case (the kernel `automatic` runs; dequant_cublas only when a
+// cuBLAS handle is given).
+Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas = true);
 
 struct MoeArgs {
   const void* A = nullptr;              // [total_rows, K], rows sorted by expert

@@ -1,0 +1,232 @@
+// The public entry points of kbit/gpu.h: argument checks (every precondition named), dispatch,
+// workspace sizing, and the dequantize + cuBLAS path.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include <cublas_v2.h>
+
+#include "common.cuh"
+#include "launch.h"
+
+namespace kbit::gpu {
+
+namespace {
+
+thread_local std::string g_message;
+
+Status fail(Status s, std::string msg) {
+  g_message = std::move(msg);
+  return s;
+}
+Status ok() {
+  g_message.clear();
+  return Status::ok;
+}
+Status cuda_fail(cudaError_t e, const char* what) {
+  return fail(Status::cuda_error, std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
+bool aligned(const void* p, size_t a) { return reinterpret_cast<uintptr_t>(p) % a == 0; }
+std::string shape_str(const TiledView& w) {
+  return "[E=" + std::to_string(w.E) + ", N=" + std::to_string(w.N) + ", K=" + std::to_string(w.K) + "]";
+}
+
+// Checks shared by every entry point on the weight view.
+Status check_weights(const TiledView& w, bool dense) {
+  if (!valid_bits(w.bits)) return fail(Status::bad_bits, "w.bits = " + std::to_string(w.bits) + ": k must be 2..5");
+  if (w.N < 1 || w.K < kBlockSize || w.K % kBlockSize != 0 || w.E < 1)
+    return fail(Status::bad_shape, "weight shape " + shape_str(w) + ": need E >= 1, N >= 1, K >= 32 and K % 32 == 0");
+  if (dense && w.E != 1)
+    return fail(Status::bad_shape, "weight shape " + shape_str(w) + ": linear() takes one matrix (E == 1); use moe_linear()");
+  if (w.N > 65535LL * 64)
+    return fail(Status::bad_shape, "weight shape " + shape_str(w) + ": N above 4194240 is not supported");
+  if (!w.packed || !w.absmax || !w.codebook) return fail(Status::null_pointer, "w.packed, w.absmax and w.codebook must be device pointers");
+  if (!aligned(w.packed, 16)) return fail(Status::misaligned, "w.packed must be 16-byte aligned");
+  if (!aligned(w.absmax, 4)) return fail(Status::misaligned, "w.absmax must be 4-byte aligned");
+  return Status::ok;
+}
+
+Status check_act(const void* A, void* C, int64_t rows, const char* rows_name) {
+  if (rows < 0) return fail(Status::bad_shape, std::string(rows_name) + " = " + std::to_string(rows) + " must be >= 0");
+  if (rows > 0 && (!A || !C)) return fail(Status::null_pointer, "A and C must be device pointers");
+  if (!aligned(A, 16)) return fail(Status::misaligned, "A must be 16-byte aligned (rows are read as 16-byte vectors)");
+  if (!aligned(C, 2)) return fail(Status::misaligned, "C must be 2-byte aligned");
+  return Status::ok;
+}
+
+bool have_workspace(size_t need, void* ws, size_t bytes) { return need == 0 || (ws && bytes >= need); }
+
+Status run_dequant_cublas(const LinearArgs& a) {
+  if (!a.cublas) return fail(Status::no_cublas_handle, "kernel dequant_cublas needs LinearArgs::cublas");
+  const OutType t = a.act == Act::f16 ? OutType::f16 : OutType::bf16;
+  if (cudaError_t e = detail::launch_dequant(a.w, a.workspace, t, a.stream); e != cudaSuccess)
+    return cuda_fail(e, "dequantize launch");
+  if (cublasSetStream(a.cublas, a.stream) != CUBLAS_STATUS_SUCCESS)
+    return fail(Status::cuda_error, "cublasSetStream failed");
+  // fp32 accumulation all the way (FORMAT §6): cuBLAS may otherwise reduce split-K partials in
+  // the fp16/bf16 output type. The caller's math mode is restored afterwards.
+  cublasMath_t mode = CUBLAS_DEFAULT_MATH;
+  if (cublasGetMathMode(a.cublas, &mode) != CUBLAS_STATUS_SUCCESS ||
+      cublasSetMathMode(a.cublas, static_cast<cublasMath_t>(mode | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)) !=
+          CUBLAS_STATUS_SUCCESS)
+    return fail(Status::cuda_error, "cublasGetMathMode/cublasSetMathMode failed");
+  const float alpha = 1.0f, beta = 0.0f;
+  const cudaDataType dt = a.act == Act::f16 ? CUDA_R_16F : CUDA_R_16BF;
+  // Row-major C[M,N] = A[M,K] W'[N,K]^T is column-major C^T[N,M] = W'^T... as cuBLAS sees it:
+  // op(W') = W' viewed K x N column-major, transposed; A viewed K x M column-major.
+  const cublasStatus_t st = cublasGemmEx(a.cublas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(a.w.N),
+                                         static_cast<int>(a.M), static_cast<int>(a.w.K), &alpha, a.workspace, dt,
+                                         static_cast<int>(a.w.K), a.A, dt, static_cast<int>(a.w.K), &beta, a.C, dt,
+                                         static_cast<int>(a.w.N), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  cublasSetMathMode(a.cublas, mode);
+  if (st != CUBLAS_STATUS_SUCCESS)
+    return fail(Status::cuda_error, std::string("cublasGemmEx failed: ") + cublasGetStatusName(st));
+  return ok();
+}
+
+}  // namespace
+
+namespace detail {
+int device_sm_count() {
+  static int cached[64] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 132;
+  if (cached[dev] == 0) {
+    int n = 0;
+    cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev);
+    cached[dev] = n > 0 ? n : 132;
+  }
+  return cached[dev];
+}
+}  // namespace detail
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::bad_bits: return "bad_bits";
+    case Status::bad_shape: return "bad_shape";
+    case Status::null_pointer: return "null_pointer";
+    case Status::misaligned: return "misaligned";
+    case Status::bad_dtype: return "bad_dtype";
+    case Status::bad_kernel: return "bad_kernel";
+    case Status::workspace_too_small: return "workspace_too_small";
+    case Status::no_cublas_handle: return "no_cublas_handle";
+    case Status::cuda_error: return "cuda_error";
+  }
+  return "unknown";
+}
+const char* status_message() { return g_message.c_str(); }
+
+const char* kernel_name(Kernel k) {
+  switch (k) {
+    case Kernel::automatic: return "auto";
+    case Kernel::v0: return "v0";
+    case Kernel::gemv: return "gemv";
+    case Kernel::mma: return "mma";
+    case Kernel::dequant_cublas: return "dequant_cublas";
+  }
+  return "unknown";
+}
+const char* moe_kernel_name(MoeKernel k) {
+  switch (k) {
+    case MoeKernel::automatic: return "auto";
+    case MoeKernel::v0: return "v0";
+    case MoeKernel::grouped_gemv: return "grouped_gemv";
+    case MoeKernel::grouped_mma: return "grouped_mma";
+  }
+  return "unknown";
+}
+
+// Dispatch (first version; the performance issue tunes it from kbit-bench measurements).
+Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
+  (void)w;
+  (void)act;
+  if (M <= 4) return Kernel::gemv;
+  if (M > 256 && have_cublas) return Kernel::dequant_cublas;
+  return Kernel::mma;
+}
+
+size_t linear_workspace_bytes(int64_t M, const TiledView& w, Act act, Kernel kernel) {
+  if (kernel == Kernel::automatic) kernel = choose_kernel(M, w, act, true);
+  switch (kernel) {
+    case Kernel::gemv: return M >= 1 && M <= 4 ? detail::gemv_workspace_bytes(M, w) : 0;
+    case Kernel::mma: return M >= 1 ? detail::mma_workspace_bytes(M, w) : 0;
+    case Kernel::dequant_cublas: return static_cast<size_t>(w.N) * w.K * 2;
+    default: return 0;
+  }
+}
+
+Status linear(const LinearArgs& a) {
+  if (Status s = check_weights(a.w, true); s != Status::ok) return s;
+  if (Status s = check_act(a.A, a.C, a.M, "M"); s != Status::ok) return s;
+  if (a.act != Act::f16 && a.act != Act::bf16) return fail(Status::bad_dtype, "act must be f16 or bf16");
+  if (a.M == 0) return ok();
+  Kernel k = a.kernel == Kernel::automatic ? choose_kernel(a.M, a.w, a.act, a.cublas != nullptr) : a.kernel;
+  const size_t need = linear_workspace_bytes(a.M, a.w, a.act, k);
+  if (!have_workspace(need, a.workspace, a.workspace_bytes))
+    return fail(Status::workspace_too_small, std::string("kernel ") + kernel_name(k) + " needs " + std::to_string(need) +
+                                                 " workspace bytes, got " + std::to_string(a.workspace_bytes));
+  cudaError_t e = cudaSuccess;
+  switch (k) {
+    case Kernel::v0: e = detail::launch_v0_linear(a); break;
+    case Kernel::gemv:
+      if (a.M > 4) return fail(Status::bad_kernel, "kernel gemv takes M = 1..4, got M = " + std::to_string(a.M));
+      e = detail::launch_gemv(a);
+      break;
+    case Kernel::mma: e = detail::launch_mma(a); break;
+    case Kernel::dequant_cublas: return run_dequant_cublas(a);
+    default: return fail(Status::bad_kernel, "unknown kernel");
+  }
+  if (e != cudaSuccess) return cuda_fail(e, kernel_name(k));
+  return ok();
+}
+
+MoeKernel choose_moe_kernel(int64_t total_rows, const TiledView& w, Act act, int max_rows_hint) {
+  (void)act;
+  int64_t per_expert = max_rows_hint;
+  if (per_expert <= 0) {
+    const int64_t active = std::max<int64_t>(1, std::min<int64_t>(w.E, total_rows));
+    per_expert = (total_rows + active - 1) / active;
+  }
+  return per_expert <= 4 ? MoeKernel::grouped_gemv : MoeKernel::grouped_mma;
+}
+
+size_t moe_linear_workspace_bytes(int64_t, const TiledView&, Act, MoeKernel) { return 0; }
+
+Status moe_linear(const MoeArgs& a) {
+  if (Status s = check_weights(a.w, false); s != Status::ok) return s;
+  if (Status s = check_act(a.A, a.C, a.total_rows, "total_rows"); s != Status::ok) return s;
+  if (a.act != Act::f16 && a.act != Act::bf16) return fail(Status::bad_dtype, "act must be f16 or bf16");
+  if (!a.expert_offsets) return fail(Status::null_pointer, "expert_offsets must be a device pointer (E + 1 int32)");
+  if (a.w.E > 65535) return fail(Status::bad_shape, "at most 65535 experts are supported");
+  if (a.total_rows > (1LL << 30)) return fail(Status::bad_shape, "total_rows above 2^30 is not supported");
+  if (a.total_rows == 0) return ok();
+  MoeArgs b = a;
+  if (b.max_rows_per_expert_hint <= 0) {
+    const int64_t active = std::max<int64_t>(1, std::min<int64_t>(a.w.E, a.total_rows));
+    b.max_rows_per_expert_hint = static_cast<int>((a.total_rows + active - 1) / active);
+  }
+  const MoeKernel k = a.kernel == MoeKernel::automatic
+                          ? choose_moe_kernel(a.total_rows, a.w, a.act, b.max_rows_per_expert_hint)
+                          : a.kernel;
+  cudaError_t e = cudaSuccess;
+  switch (k) {
+    case MoeKernel::v0: e = detail::launch_v0_moe(b); break;
+    case MoeKernel::grouped_gemv: e = detail::launch_grouped_gemv(b); break;
+    case MoeKernel::grouped_mma: e = detail::launch_grouped_mma(b); break;
+    default: return fail(Status::bad_kernel, "unknown MoE kernel");
+  }
+  if (e != cudaSuccess) return cuda_fail(e, moe_kernel_name(k));
+  return ok();
+}
+
+Status dequantize(const TiledView& w, void* out, OutType type, cudaStream_t stream, bool v0) {
+  if (Status s = check_weights(w, false); s != Status::ok) return s;
+  if (!out) return fail(Status::null_pointer, "out must be a device pointer");
+  if (!aligned(out, 16)) return fail(Status::misaligned, "out must be 16-byte aligned");
+  const cudaError_t e = v0 ? detail::launch_v0_dequant(w, out, type, stream) : detail::launch_dequant(w, out, type, stream);
+  if (e != cudaSuccess) return cuda_fail(e, "dequantize");
+  return ok();
+}
+
+}  // namespace kbit::gpu

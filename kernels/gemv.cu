@@ -1,0 +1,297 @@
+// Scalar GEMV for M = 1..4 (seed 003's scalar kernel, reshaped for the tiled layout) and its
+// grouped MoE form.
+//
+// CTA = 4 warps over one tile of 64 output rows. In a warp, lane = 2 * slot + h: the lane owns
+// rows n0 + slot + 16 j (j = 0..3) and block h of every k-tile it visits, so for one k-tile and
+// one j the warp reads 16 consecutive rows x 2 blocks x k words -- a contiguous 128 k-byte run.
+// The 4 warps take interleaved k-tiles of the CTA's K slice; partial sums meet in shared memory.
+// Each weight costs its index extraction, one shared-memory codebook read (2^k <= 32 floats sit
+// in distinct banks, so any index pattern is conflict-free) and one FMA per activation row; the
+// block scale is applied once per block. Activations are converted to fp32 once per 8 elements
+// and reused across the lane's 4 rows.
+#include "common.cuh"
+#include "launch.h"
+
+namespace kbit::gpu::detail {
+
+namespace {
+constexpr int kGemvWarps = 4;
+constexpr int kGemvThreads = kGemvWarps * 32;
+constexpr int kGemvRows = 64;        // output rows per CTA
+constexpr int kRowsPerLane = 4;      // kGemvRows / 16 slots
+
+template <int KB>
+__device__ __forceinline__ void load_block_words(const uint32_t* __restrict__ p, uint32_t (&w)[KB]) {
+  if constexpr (KB == 4) {
+    const uint4 v = __ldg(reinterpret_cast<const uint4*>(p));
+    w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+  } else if constexpr (KB == 2) {
+    const uint2 v = __ldg(reinterpret_cast<const uint2*>(p));
+    w[0] = v.x; w[1] = v.y;
+  } else {
+#pragma unroll
+    for (int b = 0; b < KB; ++b) w[b] = __ldg(p + b);
+  }
+}
+}  // namespace
+
+// One CTA: rows [n0, n0 + 64) of one weight matrix, k-tiles [kt_begin, kt_end), activation rows
+// [0, rows) of A (rows <= MV). Writes C directly (partials == nullptr) or its fp32 partial.
+template <Act ACT, int KB, int MV>
+__device__ __forceinline__ void gemv_tile(const typename ActTraits<ACT>::T* __restrict__ A,
+                                          const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
+                                          const float* cb_s, int64_t N, int64_t K, int rows, int64_t n0,
+                                          int64_t kt_begin, int64_t kt_end, float (*red)[MV][kGemvRows]) {
+  using Tr = ActTraits<ACT>;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int slot = lane >> 1, h = lane & 1;
+  const int64_t kblocks = k_blocks(K);
+
+  float acc[MV][kRowsPerLane];
+#pragma unroll
+  for (int m = 0; m < MV; ++m)
+#pragma unroll
+    for (int j = 0; j < kRowsPerLane; ++j) acc[m][j] = 0.0f;
+
+  for (int64_t kt = kt_begin + warp; kt < kt_end; kt += kGemvWarps) {
+    const int64_t kb = kt * kBlocksPerTile + h;
+    if (kb >= kblocks) continue;  // the zero pad block when K % 64 == 32
+    uint32_t w[kRowsPerLane][KB];
+    float scale[kRowsPerLane];
+#pragma unroll
+    for (int j = 0; j < kRowsPerLane; ++j) {
+      const int64_t n = n0 + slot + 16 * j;
+      if (n < N) {
+        const int64_t blk = (kt * N + n) * kBlocksPerTile + h;
+        load_block_words<KB>(packed + blk * KB, w[j]);
+        scale[j] = e4m4_decode(__ldg(absmax + blk));
+      } else {
+#pragma unroll
+        for (int b = 0; b < KB; ++b) w[j][b] = 0u;
+        scale[j] = 0.0f;
+      }
+    }
+    float bsum[MV][kRowsPerLane];
+#pragma unroll
+    for (int m = 0; m < MV; ++m)
+#pragma unroll
+      for (int j = 0; j < kRowsPerLane; ++j) bsum[m][j] = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kBlockSize / 8; ++c) {
+      float a[MV][8];
+#pragma unroll
+      for (int m = 0; m < MV; ++m) {
+        if (m < rows) {
+          const uint4 raw = __ldg(reinterpret_cast<const uint4*>(A + m * K + kb * kBlockSize + 8 * c));
+          const typename Tr::T2* p = reinterpret_cast<const typename Tr::T2*>(&raw);
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            const float2 f = Tr::to_float2(p[q]);
+            a[m][2 * q] = f.x;
+            a[m][2 * q + 1] = f.y;
+          }
+        } else {
+#pragma unroll
+          for (int q = 0; q < 8; ++q) a[m][q] = 0.0f;
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < kRowsPerLane; ++j)
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+          const float v = cb_s[block_index<KB>(w[j], 8 * c + e)];
+#pragma unroll
+          for (int m = 0; m < MV; ++m) bsum[m][j] = fmaf(v, a[m][e], bsum[m][j]);
+        }
+    }
+#pragma unroll
+    for (int m = 0; m < MV; ++m)
+#pragma unroll
+      for (int j = 0; j < kRowsPerLane; ++j) acc[m][j] = fmaf(bsum[m][j], scale[j], acc[m][j]);
+  }
+
+  // Combine the two h lanes of each slot, then the 4 warps through shared memory.
+#pragma unroll
+  for (int m = 0; m < MV; ++m)
+#pragma unroll
+    for (int j = 0; j < kRowsPerLane; ++j) {
+      acc[m][j] += __shfl_xor_sync(0xffffffffu, acc[m][j], 1);
+      if (h == 0) red[warp][m][slot + 16 * j] = acc[m][j];
+    }
+  __syncthreads();
+}
+
+template <Act ACT, int KB, int MV>
+__global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
+                                                           typename ActTraits<ACT>::T* __restrict__ C, int M,
+                                                           TiledView w, SplitK sk) {
+  using Tr = ActTraits<ACT>;
+  __shared__ float cb_s[1 << KB];
+  __shared__ float red[kGemvWarps][MV][kGemvRows];
+  stage_codebook<KB>(w.codebook, cb_s);
+  __syncthreads();
+
+  const int64_t n0 = static_cast<int64_t>(blockIdx.x) * kGemvRows;
+  int64_t kt_begin, kt_end;
+  slice_range(k_tiles(w.K), sk.splits, blockIdx.y, kt_begin, kt_end);
+  gemv_tile<ACT, KB, MV>(A, w.packed, w.absmax, cb_s, w.N, w.K, M, n0, kt_begin, kt_end, red);
+
+  // Thread t < 64 owns output row n0 + t for every activation row.
+  const int t = threadIdx.x;
+  const int64_t n = n0 + t;
+  float out[MV];
+  if (t < kGemvRows) {
+#pragma unroll
+    for (int m = 0; m < MV; ++m) out[m] = red[0][m][t] + red[1][m][t] + red[2][m][t] + red[3][m][t];
+  }
+  if (sk.splits == 1) {
+    if (t < kGemvRows && n < w.N)
+#pragma unroll
+      for (int m = 0; m < MV; ++m)
+        if (m < M) C[m * w.N + n] = Tr::from_float(out[m]);
+    return;
+  }
+  const int64_t MN = static_cast<int64_t>(M) * w.N;
+  if (t < kGemvRows && n < w.N)
+#pragma unroll
+    for (int m = 0; m < MV; ++m)
+      if (m < M) sk.partials[blockIdx.y * MN + m * w.N + n] = out[m];
+  if (!splitk_arrive(sk, blockIdx.x)) return;
+  if (t < kGemvRows && n < w.N)
+#pragma unroll
+    for (int m = 0; m < MV; ++m)
+      if (m < M) {
+        float s = 0.0f;
+        for (int sl = 0; sl < sk.splits; ++sl) s += __ldcg(sk.partials + sl * MN + m * w.N + n);
+        C[m * w.N + n] = Tr::from_float(s);
+      }
+}
+
+// Grouped: blockIdx.x is a work item (expert, up to MV consecutive rows of that expert),
+// blockIdx.y the tile of 64 output rows.
+template <Act ACT, int KB, int MV>
+__global__ void __launch_bounds__(kGemvThreads) grouped_gemv_kernel(
+    const typename ActTraits<ACT>::T* __restrict__ A, typename ActTraits<ACT>::T* __restrict__ C,
+    const int32_t* __restrict__ offsets, TiledView w) {
+  using Tr = ActTraits<ACT>;
+  __shared__ float cb_s[1 << KB];
+  __shared__ float red[kGemvWarps][MV][kGemvRows];
+  const WorkItem item = find_work_item(offsets, static_cast<int>(w.E), MV, blockIdx.x);
+  if (item.expert < 0) return;
+  stage_codebook<KB>(w.codebook, cb_s);
+  __syncthreads();
+
+  const int64_t n0 = static_cast<int64_t>(blockIdx.y) * kGemvRows;
+  gemv_tile<ACT, KB, MV>(A + static_cast<int64_t>(item.row0) * w.K, w.packed + item.expert * w.expert_words(),
+                         w.absmax + item.expert * w.expert_absmax(), cb_s, w.N, w.K, item.rows, n0, 0,
+                         k_tiles(w.K), red);
+  const int t = threadIdx.x;
+  const int64_t n = n0 + t;
+  if (t < kGemvRows && n < w.N)
+#pragma unroll
+    for (int m = 0; m < MV; ++m)
+      if (m < item.rows)
+        C[(item.row0 + m) * w.N + n] = Tr::from_float(red[0][m][t] + red[1][m][t] + red[2][m][t] + red[3][m][t]);
+}
+
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+int gemv_splits(const TiledView& w) {
+  const int64_t tiles_n = (w.N + kGemvRows - 1) / kGemvRows;
+  const int64_t kt = k_tiles(w.K);
+  const int64_t target = 4LL * device_sm_count();
+  int64_t splits = (target + tiles_n - 1) / tiles_n;
+  // Keep at least 4 k-tiles per slice (one per warp) when K allows it.
+  splits = std::min<int64_t>(splits, std::max<int64_t>(1, kt / kGemvWarps));
+  splits = std::min<int64_t>(splits, kt);
+  return static_cast<int>(std::max<int64_t>(splits, 1));
+}
+
+template <Act ACT, int KB, int MV>
+cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
+  using T = typename ActTraits<ACT>::T;
+  const dim3 grid(static_cast<unsigned>((a.w.N + kGemvRows - 1) / kGemvRows), sk.splits);
+  gemv_kernel<ACT, KB, MV><<<grid, kGemvThreads, 0, a.stream>>>(static_cast<const T*>(a.A), static_cast<T*>(a.C),
+                                                                static_cast<int>(a.M), a.w, sk);
+  return cudaGetLastError();
+}
+
+template <Act ACT, int KB>
+cudaError_t launch_dense_m(const LinearArgs& a, SplitK sk) {
+  switch (a.M) {
+    case 1: return launch_dense<ACT, KB, 1>(a, sk);
+    case 2: return launch_dense<ACT, KB, 2>(a, sk);
+    case 3: return launch_dense<ACT, KB, 3>(a, sk);
+    case 4: return launch_dense<ACT, KB, 4>(a, sk);
+  }
+  return cudaErrorInvalidValue;
+}
+
+template <Act ACT>
+cudaError_t launch_dense_k(const LinearArgs& a, SplitK sk) {
+  switch (a.w.bits) {
+    case 2: return launch_dense_m<ACT, 2>(a, sk);
+    case 3: return launch_dense_m<ACT, 3>(a, sk);
+    case 4: return launch_dense_m<ACT, 4>(a, sk);
+    case 5: return launch_dense_m<ACT, 5>(a, sk);
+  }
+  return cudaErrorInvalidValue;
+}
+
+template <Act ACT, int KB, int MV>
+cudaError_t launch_grouped(const MoeArgs& a) {
+  using T = typename ActTraits<ACT>::T;
+  const int64_t items = moe_max_items(a.w.E, a.total_rows, MV);
+  if (items == 0) return cudaSuccess;
+  const dim3 grid(static_cast<unsigned>(items), static_cast<unsigned>((a.w.N + kGemvRows - 1) / kGemvRows));
+  grouped_gemv_kernel<ACT, KB, MV><<<grid, kGemvThreads, 0, a.stream>>>(
+      static_cast<const T*>(a.A), static_cast<T*>(a.C), a.expert_offsets, a.w);
+  return cudaGetLastError();
+}
+
+template <Act ACT, int KB>
+cudaError_t launch_grouped_m(const MoeArgs& a) {
+  // Rows per work item: the expected rows per active expert (1..4).
+  const int hint = a.max_rows_per_expert_hint;
+  if (hint == 1) return launch_grouped<ACT, KB, 1>(a);
+  if (hint == 2) return launch_grouped<ACT, KB, 2>(a);
+  return launch_grouped<ACT, KB, 4>(a);
+}
+
+template <Act ACT>
+cudaError_t launch_grouped_k(const MoeArgs& a) {
+  switch (a.w.bits) {
+    case 2: return launch_grouped_m<ACT, 2>(a);
+    case 3: return launch_grouped_m<ACT, 3>(a);
+    case 4: return launch_grouped_m<ACT, 4>(a);
+    case 5: return launch_grouped_m<ACT, 5>(a);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace
+
+size_t gemv_workspace_bytes(int64_t M, const TiledView& w) {
+  const int splits = gemv_splits(w);
+  if (splits == 1) return 0;
+  const int64_t tiles_n = (w.N + kGemvRows - 1) / kGemvRows;
+  return splitk_counter_bytes(tiles_n) + static_cast<size_t>(splits) * M * w.N * sizeof(float);
+}
+
+cudaError_t launch_gemv(const LinearArgs& a) {
+  SplitK sk;
+  sk.splits = gemv_splits(a.w);
+  if (sk.splits > 1) {
+    const int64_t tiles_n = (a.w.N + kGemvRows - 1) / kGemvRows;
+    sk.counters = static_cast<uint32_t*>(a.workspace);
+    sk.partials = reinterpret_cast<float*>(static_cast<char*>(a.workspace) + splitk_counter_bytes(tiles_n));
+  }
+  return a.act == Act::f16 ? launch_dense_k<Act::f16>(a, sk) : launch_dense_k<Act::bf16>(a, sk);
+}
+
+cudaError_t launch_grouped_gemv(const MoeArgs& a) {
+  return a.act == Act::f16 ? launch_grouped_k<Act::f16>(a) : launch_grouped_k<Act::bf16>(a);
+}
+
+}  // namespace kbit::gpu::detail

@@ -1,0 +1,27 @@
+// Launchers of the kernel families (internal): api.cu validates arguments, dispatches and calls
+// these. Each returns the launch's cudaError_t.
+#pragma once
+
+#include "kbit/gpu.h"
+
+namespace kbit::gpu::detail {
+
+cudaError_t launch_v0_linear(const LinearArgs& a);
+cudaError_t launch_v0_moe(const MoeArgs& a);
+cudaError_t launch_v0_dequant(const TiledView& w, void* out, OutType type, cudaStream_t stream);
+cudaError_t launch_dequant(const TiledView& w, void* out, OutType type, cudaStream_t stream);
+
+// Scalar GEMV (M = 1..4), split-K through the workspace.
+size_t gemv_workspace_bytes(int64_t M, const TiledView& w);
+cudaError_t launch_gemv(const LinearArgs& a);
+// Grouped scalar GEMV: any rows per expert (chunks of 4).
+cudaError_t launch_grouped_gemv(const MoeArgs& a);
+
+// Tensor-core GEMM, split-K through the workspace.
+size_t mma_workspace_bytes(int64_t M, const TiledView& w);
+cudaError_t launch_mma(const LinearArgs& a);
+cudaError_t launch_grouped_mma(const MoeArgs& a);
+
+int device_sm_count();
+
+}  // namespace kbit::gpu::detail

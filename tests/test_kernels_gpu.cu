@@ -1,0 +1,353 @@
+// Every kernel family of kbit/gpu.h against the fp32 CPU reference, on the GPU:
+//  - exact mode (reference/exact_mode.h): every output element bit for bit, for every dense and
+//    MoE kernel, k = 2..5, fp16 and bf16, M across the gemv / mma / split-K / tail boundaries,
+//    N and K tails (N = 1, 8, 130, 576; K % 64 == 32), MoE routings with empty experts and one
+//    expert taking every row;
+//  - random tiled bytes (every absmax code): dequantize bit for bit against dequantize_ref, and
+//    the GEMMs by NMSE against a bound derived from the dtype rounding.
+// Outputs are poisoned (all-ones bytes = NaN) before each launch. Skips (exit 77) without a GPU.
+// kbit-verify (apps/kbit-verify) runs the large sweeps; this is the CI-sized core.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "kbit/dtype.h"
+#include "kbit/gpu.h"
+#include "kbit/rng.h"
+#include "reference/dequantize.h"
+#include "reference/exact_mode.h"
+#include "reference/gemm.h"
+
+using namespace kbit;
+using gpu::Act;
+
+namespace {
+
+#define CUDA_REQUIRE(x) REQUIRE_MESSAGE((x) == cudaSuccess, #x)
+
+template <class T>
+struct DeviceBuf {
+  T* p = nullptr;
+  size_t n = 0;
+  explicit DeviceBuf(size_t count) : n(count) { CUDA_REQUIRE(cudaMalloc(&p, std::max<size_t>(count, 1) * sizeof(T))); }
+  DeviceBuf(const std::vector<T>& h) : DeviceBuf(h.size()) {
+    CUDA_REQUIRE(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  ~DeviceBuf() { cudaFree(p); }
+  DeviceBuf(const DeviceBuf&) = delete;
+  std::vector<T> host() const {
+    std::vector<T> h(n);
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    CUDA_REQUIRE(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+  }
+  void poison() { CUDA_REQUIRE(cudaMemset(p, 0xff, std::max<size_t>(n, 1) * sizeof(T))); }
+};
+
+struct DeviceWeights {
+  DeviceBuf<uint32_t> packed;
+  DeviceBuf<uint8_t> absmax;
+  DeviceBuf<float> cb;
+  TiledView view;
+  explicit DeviceWeights(const QuantizedTensor& q) : packed(q.packed), absmax(q.absmax), cb(q.codebook_stored) {
+    view = q.view();
+    view.packed = packed.p;
+    view.absmax = absmax.p;
+    view.codebook = cb.p;
+  }
+};
+
+uint16_t to_act(Act a, float x) { return a == Act::f16 ? f32_to_f16(x) : f32_to_bf16(x); }
+float from_act(Act a, uint16_t x) { return a == Act::f16 ? f16_to_f32(x) : bf16_to_f32(x); }
+const char* act_name(Act a) { return a == Act::f16 ? "f16" : "bf16"; }
+
+std::vector<uint16_t> to_act(Act a, const std::vector<float>& x) {
+  std::vector<uint16_t> r(x.size());
+  for (size_t i = 0; i < x.size(); ++i) r[i] = to_act(a, x[i]);
+  return r;
+}
+
+// Random tiled bytes: any index, absmax codes 0x60..0xBF (2^-5 .. ~2), an ascending codebook.
+QuantizedTensor random_weights(int bits, int64_t E, int64_t N, int64_t K, uint64_t seed) {
+  Rng rng(seed);
+  QuantizedTensor q;
+  q.bits = bits;
+  q.E = E;
+  q.N = N;
+  q.K = K;
+  q.packed.resize(size_t(E * tiled_words(N, K, bits)));
+  q.absmax.resize(size_t(E * tiled_absmax_bytes(N, K)));
+  for (auto& w : q.packed) w = uint32_t(rng.next());
+  for (auto& a : q.absmax) a = uint8_t(0x60 + rng.below(0x60));
+  // Pad blocks of K % 64 == 32 are zero on disk (FORMAT §5).
+  if (k_blocks(K) % 2 == 1)
+    for (int64_t e = 0; e < E; ++e)
+      for (int64_t n = 0; n < N; ++n) {
+        const int64_t kb = k_blocks(K);
+        for (int b = 0; b < bits; ++b) q.packed[size_t(e * tiled_words(N, K, bits) + tiled_word_offset(n, kb, b, N, bits))] = 0;
+        q.absmax[size_t(e * tiled_absmax_bytes(N, K) + tiled_absmax_offset(n, kb, N))] = 0;
+      }
+  q.codebook_stored.resize(size_t(1) << bits);
+  float v = -1.0f;
+  for (auto& c : q.codebook_stored) {
+    c = v;
+    v += 2.0f / float(q.codebook_stored.size()) * float(0.5 + rng.uniform());
+  }
+  return q;
+}
+
+// C = kernel(A) for a dense kernel; returns false (n/a) when the kernel rejects the case.
+bool run_dense(gpu::Kernel kernel, Act act, const DeviceWeights& w, const std::vector<uint16_t>& A, int64_t M,
+               std::vector<uint16_t>& C, cublasHandle_t cublas) {
+  DeviceBuf<uint16_t> dA(A), dC(size_t(M * w.view.N));
+  dC.poison();
+  const size_t ws_bytes = gpu::linear_workspace_bytes(M, w.view, act, kernel);
+  DeviceBuf<char> ws(ws_bytes);
+  CUDA_REQUIRE(cudaMemset(ws.p, 0, std::max<size_t>(ws_bytes, 1)));
+  gpu::LinearArgs a;
+  a.A = dA.p;
+  a.C = dC.p;
+  a.M = M;
+  a.act = act;
+  a.w = w.view;
+  a.kernel = kernel;
+  a.workspace = ws.p;
+  a.workspace_bytes = ws_bytes;
+  a.cublas = cublas;
+  const gpu::Status s = gpu::linear(a);
+  if (s == gpu::Status::bad_kernel) return false;
+  REQUIRE_MESSAGE(s == gpu::Status::ok, gpu::status_name(s), ": ", gpu::status_message());
+  CUDA_REQUIRE(cudaGetLastError());
+  C = dC.host();
+  return true;
+}
+
+void run_moe(gpu::MoeKernel kernel, Act act, const DeviceWeights& w, const std::vector<uint16_t>& A,
+             const std::vector<int64_t>& offsets, std::vector<uint16_t>& C) {
+  const int64_t rows = offsets.back();
+  std::vector<int32_t> off32(offsets.begin(), offsets.end());
+  DeviceBuf<uint16_t> dA(A), dC(size_t(rows * w.view.N));
+  DeviceBuf<int32_t> dOff(off32);
+  dC.poison();
+  gpu::MoeArgs a;
+  a.A = dA.p;
+  a.C = dC.p;
+  a.expert_offsets = dOff.p;
+  a.total_rows = rows;
+  a.act = act;
+  a.w = w.view;
+  a.kernel = kernel;
+  const gpu::Status s = gpu::moe_linear(a);
+  REQUIRE_MESSAGE(s == gpu::Status::ok, gpu::status_name(s), ": ", gpu::status_message());
+  CUDA_REQUIRE(cudaGetLastError());
+  C = dC.host();
+}
+
+// First element where got != want (bitwise), or -1.
+int64_t first_mismatch(const std::vector<uint16_t>& got, const std::vector<uint16_t>& want) {
+  for (size_t i = 0; i < want.size(); ++i)
+    if (got[i] != want[i]) return int64_t(i);
+  return -1;
+}
+
+struct CublasHandle {
+  cublasHandle_t h = nullptr;
+  CublasHandle() { REQUIRE(cublasCreate(&h) == CUBLAS_STATUS_SUCCESS); }
+  ~CublasHandle() { cublasDestroy(h); }
+};
+
+}  // namespace
+
+TEST_CASE("gpu: dense kernels equal the CPU reference bit for bit in exact mode") {
+  CublasHandle cublas;
+  const gpu::Kernel kernels[] = {gpu::Kernel::v0, gpu::Kernel::gemv, gpu::Kernel::mma, gpu::Kernel::dequant_cublas,
+                                 gpu::Kernel::automatic};
+  struct Shape {
+    int64_t N, K;
+  };
+  const Shape shapes[] = {{1, 32}, {8, 96}, {130, 2080}, {576, 256}, {64, 4096}};
+  const int64_t Ms[] = {1, 2, 3, 4, 5, 16, 17, 33, 64, 65, 130};
+  uint64_t seed = 1;
+  for (int bits = 2; bits <= 5; ++bits)
+    for (const Shape& sh : shapes) {
+      const QuantizedTensor q = make_exact_weights(bits, 1, sh.N, sh.K, seed++);
+      const DeviceWeights w(q);
+      for (int64_t M : Ms) {
+        const std::vector<float> A = make_exact_activations(M, sh.K, seed++);
+        std::vector<float> ref(size_t(M * sh.N));
+        gemm_ref(A.data(), M, q.view(), ref.data());
+        for (Act act : {Act::f16, Act::bf16}) {
+          const std::vector<uint16_t> want = to_act(act, ref);
+          for (gpu::Kernel kernel : kernels) {
+            std::vector<uint16_t> got;
+            if (!run_dense(kernel, act, w, to_act(act, A), M, got, cublas.h)) {
+              CHECK_MESSAGE(!(kernel == gpu::Kernel::gemv && M <= 4), "gemv refused M = ", M);
+              continue;
+            }
+            const int64_t bad = first_mismatch(got, want);
+            CHECK_MESSAGE(bad < 0, std::string(gpu::kernel_name(kernel)), " k=", bits, " N=", sh.N, " K=", sh.K, " M=", M, " ",
+                          std::string(act_name(act)), ": C[", bad / sh.N, ", ", bad % sh.N, "] = ",
+                          (bad >= 0 ? from_act(act, got[size_t(bad)]) : 0.0f), " want ",
+                          (bad >= 0 ? from_act(act, want[size_t(bad)]) : 0.0f));
+          }
+        }
+      }
+    }
+}
+
+TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") {
+  const gpu::MoeKernel kernels[] = {gpu::MoeKernel::v0, gpu::MoeKernel::grouped_gemv, gpu::MoeKernel::grouped_mma,
+                                    gpu::MoeKernel::automatic};
+  uint64_t seed = 1000;
+  struct Case {
+    int64_t E, N, K;
+    std::vector<int64_t> rows;  // rows per expert
+  };
+  std::vector<Case> cases = {
+      {4, 72, 96, {1, 0, 3, 2}},
+      {8, 130, 2080, {0, 0, 0, 70, 0, 0, 0, 0}},  // one expert takes every row
+      {3, 64, 256, {17, 0, 33}},
+      {1, 8, 64, {5}},
+  };
+  // Many experts, decode routing: 10 tokens x top-4 over 300 experts, most experts empty.
+  {
+    Rng rng(7);
+    Case c{300, 96, 128, std::vector<int64_t>(300, 0)};
+    for (int t = 0; t < 40; ++t) c.rows[size_t(rng.below(300))]++;
+    cases.push_back(c);
+  }
+  for (int bits = 2; bits <= 5; ++bits)
+    for (const Case& c : cases) {
+      const QuantizedTensor q = make_exact_weights(bits, c.E, c.N, c.K, seed++);
+      const DeviceWeights w(q);
+      std::vector<int64_t> off(1, 0);
+      for (int64_t r : c.rows) off.push_back(off.back() + r);
+      const std::vector<float> A = make_exact_activations(off.back(), c.K, seed++);
+      std::vector<float> ref(size_t(off.back() * c.N));
+      moe_gemm_ref(A.data(), off, q.view(), ref.data());
+      for (Act act : {Act::f16, Act::bf16}) {
+        const std::vector<uint16_t> want = to_act(act, ref);
+        for (gpu::MoeKernel kernel : kernels) {
+          std::vector<uint16_t> got;
+          run_moe(kernel, act, w, to_act(act, A), off, got);
+          const int64_t bad = first_mismatch(got, want);
+          CHECK_MESSAGE(bad < 0, std::string(gpu::moe_kernel_name(kernel)), " k=", bits, " E=", c.E, " N=", c.N, " K=", c.K, " ",
+                        act_name(act), ": row ", bad / c.N, " n ", bad % c.N);
+        }
+      }
+    }
+}
+
+TEST_CASE("gpu: dequantize equals dequantize_ref bit for bit on random bytes") {
+  uint64_t seed = 5000;
+  struct Shape {
+    int64_t E, N, K;
+  };
+  for (int bits = 2; bits <= 5; ++bits)
+    for (const Shape& sh : {Shape{1, 1, 32}, Shape{1, 130, 2080}, Shape{3, 9, 96}}) {
+      const QuantizedTensor q = random_weights(bits, sh.E, sh.N, sh.K, seed++);
+      const DeviceWeights w(q);
+      const size_t total = size_t(sh.E * sh.N * sh.K);
+      std::vector<float> ref(total);
+      dequantize_ref(q.view(), ref.data());
+      for (bool v0 : {false, true}) {
+        DeviceBuf<float> d32(total);
+        d32.poison();
+        REQUIRE(gpu::dequantize(w.view, d32.p, gpu::OutType::f32, nullptr, v0) == gpu::Status::ok);
+        const auto got32 = d32.host();
+        CHECK_MESSAGE(std::memcmp(got32.data(), ref.data(), total * 4) == 0, "f32 k=", bits, " v0=", v0);
+        for (Act act : {Act::f16, Act::bf16}) {
+          DeviceBuf<uint16_t> d16(total);
+          d16.poison();
+          REQUIRE(gpu::dequantize(w.view, d16.p, act == Act::f16 ? gpu::OutType::f16 : gpu::OutType::bf16, nullptr,
+                                  v0) == gpu::Status::ok);
+          CHECK_MESSAGE(first_mismatch(d16.host(), to_act(act, ref)) < 0, act_name(act), " k=", bits, " v0=", v0);
+        }
+      }
+    }
+}
+
+TEST_CASE("gpu: dense kernels on random bytes stay within the dtype rounding bound") {
+  // Each kernel may round W' to the activation dtype (relative error <= u) and rounds C (<= u);
+  // A is exact in the dtype. On random data the NMSE of each rounding is about u^2 / 3, so the
+  // total stays below 2 u^2 (u = 2^-11 for fp16, 2^-8 for bf16); a layout or scale bug gives
+  // NMSE near 1.
+  CublasHandle cublas;
+  uint64_t seed = 9000;
+  for (int bits = 2; bits <= 5; ++bits)
+    for (int64_t M : {1, 3, 8, 40, 300}) {
+      const int64_t N = 200, K = 1056;
+      const QuantizedTensor q = random_weights(bits, 1, N, K, seed++);
+      const DeviceWeights w(q);
+      Rng rng(seed++);
+      std::vector<float> A(size_t(M * K));
+      for (auto& x : A) x = float(rng.normal());
+      for (Act act : {Act::f16, Act::bf16}) {
+        std::vector<float> Ar(A.size());
+        for (size_t i = 0; i < A.size(); ++i) Ar[i] = from_act(act, to_act(act, A[i]));
+        std::vector<float> ref(size_t(M * N));
+        gemm_ref(Ar.data(), M, q.view(), ref.data());
+        const double u = act == Act::f16 ? 0x1p-11 : 0x1p-8;
+        for (gpu::Kernel kernel : {gpu::Kernel::v0, gpu::Kernel::gemv, gpu::Kernel::mma, gpu::Kernel::dequant_cublas}) {
+          std::vector<uint16_t> got;
+          if (!run_dense(kernel, act, w, to_act(act, Ar), M, got, cublas.h)) continue;
+          double err = 0, norm = 0;
+          bool finite = true;
+          for (size_t i = 0; i < ref.size(); ++i) {
+            const double g = from_act(act, got[i]);
+            finite = finite && std::isfinite(g);
+            err += (g - ref[i]) * (g - ref[i]);
+            norm += double(ref[i]) * ref[i];
+          }
+          const double nmse = err / norm;
+          CHECK_MESSAGE(finite, gpu::kernel_name(kernel), " produced NaN/Inf k=", bits, " M=", M);
+          CHECK_MESSAGE(nmse <= 2 * u * u, gpu::kernel_name(kernel), " k=", bits, " M=", M, " ", act_name(act),
+                        " NMSE ", nmse, " > ", 2 * u * u);
+        }
+      }
+    }
+}
+
+TEST_CASE("gpu: linear reports violated preconditions") {
+  const QuantizedTensor q = make_exact_weights(4, 1, 64, 128, 3);
+  const DeviceWeights w(q);
+  DeviceBuf<uint16_t> A(size_t(8 * 128)), C(size_t(8 * 64));
+  gpu::LinearArgs a;
+  a.A = A.p;
+  a.C = C.p;
+  a.M = 8;
+  a.w = w.view;
+  a.kernel = gpu::Kernel::gemv;
+  CHECK(gpu::linear(a) == gpu::Status::bad_kernel);
+  CHECK(std::string(gpu::status_message()).find("M = 8") != std::string::npos);
+  a.kernel = gpu::Kernel::dequant_cublas;
+  a.workspace = nullptr;
+  CHECK(gpu::linear(a) == gpu::Status::workspace_too_small);
+  a.kernel = gpu::Kernel::mma;
+  a.w.bits = 6;
+  CHECK(gpu::linear(a) == gpu::Status::bad_bits);
+  a.w.bits = 4;
+  a.w.K = 100;
+  CHECK(gpu::linear(a) == gpu::Status::bad_shape);
+  a.w.K = 128;
+  a.A = static_cast<const char*>(a.A) + 2;
+  CHECK(gpu::linear(a) == gpu::Status::misaligned);
+}
+
+int main(int argc, char** argv) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("no CUDA device: skipping the GPU kernel tests\n");
+    return 77;
+  }
+  doctest::Context ctx(argc, argv);
+  return ctx.run();
+}
