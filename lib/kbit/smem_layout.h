@@ -10,7 +10,7 @@
 //
 //  (a) Activation tile A [TM][64] halves, TM in {16, 32, 64} (`valid_tm`): row m = 128 bytes = eight
 //      16-byte chunks; logical chunk c of row m is stored at chunk c ^ (m & 7) ("XOR swizzle").
-//        a_tile_halves(TM)                 -> TM * 64 (no padding)
+//        a_tile_halves(TM), a_tile_bytes(TM) -> TM * 64 halves (no padding), twice that in bytes
 //        a_tile_offset(m, kk)              -> half offset of A[m][kk], kk in 0..63
 //        a_cp_async_chunk_offset(c)        -> half offset where 16-byte chunk c (= m*8 + kk/8 of the
 //                                             row-major global tile) goes; thread i copies chunk i
@@ -20,7 +20,7 @@
 //                                             back as mma A regs a0..a3 (frag::mma_a).
 //  (b) Dequantized B tile W'[TN][64] halves (n rows, k contiguous, = mma's "col" B operand),
 //      TN in {64, 128} (`valid_tn`); the same swizzled chunk layout as A.
-//        b_tile_halves(TN)                 -> TN * 64
+//        b_tile_halves(TN), b_tile_bytes(TN) -> TN * 64 halves, twice that in bytes
 //        b_tile_offset(n, kk)              -> half offset of W'[n][kk]
 //        b_ldmatrix_x2_offset(lane, n0, k0)-> ldmatrix.x2 (no .trans) row address: regs = mma B
 //                                             regs b0, b1 of the k16 x n8 fragment at (k0, n0)
@@ -40,8 +40,11 @@
 //      (4 rows), which moves rows 4..7 by four banks; for k = 2, 3, 5 skewed == plain (already
 //      conflict-free). Padding lies on 16-byte boundaries, so cp.async chunks stay whole.
 //        bp_pad_words(k, skewed)           -> words of padding after every 32 words (4 or 0)
-//        bp_tile_words(TN, k, skewed)      -> words of storage including padding
+//        bp_tile_words(TN, k, skewed)      -> words of storage including padding (bytes:
+//                                             bp_tile_bytes; a multiple of 16)
 //        bp_word_offset(n, h, b, k, skewed)-> word offset of plane b of block (n, h)
+//        bp_storage_word(w, k, skewed)     -> storage word of tile word w (global order,
+//                                             w < 2 TN k; the 4-byte cp.async fallback uses it)
 //        bp_cp_async_chunks(TN, k)         -> number of 16-byte chunks of the tile (TN * k / 2)
 //        bp_cp_async_dst_word(c, k, skewed)-> word offset where global chunk c goes
 //        bfrag_bp_source(lane, reg, half, n0, k0) -> {n, h, j}: the block and bit position whose
@@ -56,7 +59,11 @@
 //        bp_frag_read_ways(k, skewed)  MMA-loop ld.shared.b32, lane t reads (n0 + t/4, h, b)
 //        bp_block_read_ways(k, bytes)  dequant-in-fetch: thread t reads block (t/2, t%2) with
 //                                      `bytes`-wide loads (4, 8 = v2, 16 = v4)
-//        bp cp.async fill, absmax reads/fill                                1
+//        bp cp.async fill (16-byte chunks, or the 4-byte fallback), absmax
+//        reads and fills                                                  1
+// In the dequant-during-fetch kernel (kernels/mma.cu) the planes are read per block with the
+// widest vector load, conflict-free in both variants; the seed-000 2-way pattern only exists in a
+// kernel that reads planes inside the MMA loop, which should take the skewed variant.
 #pragma once
 
 #include "kbit/format.h"
@@ -78,6 +85,7 @@ constexpr KBIT_HD int swizzle_chunk(int row, int chunk) { return chunk ^ (row & 
 
 // ---- (a) activation tile A [TM][64] ---------------------------------------------------------
 constexpr KBIT_HD int a_tile_halves(int TM) { return TM * kTileK; }
+constexpr KBIT_HD int a_tile_bytes(int TM) { return 2 * a_tile_halves(TM); }
 constexpr KBIT_HD int a_tile_offset(int m, int kk) {
   return m * kTileK + swizzle_chunk(m, kk / kChunkHalves) * kChunkHalves + kk % kChunkHalves;
 }
@@ -92,6 +100,7 @@ constexpr KBIT_HD int a_ldmatrix_x4_offset(int lane, int m0, int k0) {
 
 // ---- (b) dequantized B tile W'[TN][64] --------------------------------------------------------
 constexpr KBIT_HD int b_tile_halves(int TN) { return TN * kTileK; }
+constexpr KBIT_HD int b_tile_bytes(int TN) { return 2 * b_tile_halves(TN); }
 constexpr KBIT_HD int b_tile_offset(int n, int kk) { return a_tile_offset(n, kk); }
 // Non-trans ldmatrix of 8 n-rows x 8 k gives lane t the pair (n = t/4, k = 2(t%4) + half): that is
 // mma B's (k, n) assignment, so W' stored n-major needs no .trans.
@@ -116,6 +125,7 @@ constexpr KBIT_HD int bp_storage_word(int w, int k, bool skewed) { return w + bp
 constexpr KBIT_HD int bp_tile_words(int TN, int k, bool skewed) {
   return TN * bp_row_words(k) + bp_pad_words(k, skewed) * (TN * bp_row_words(k) / 32);
 }
+constexpr KBIT_HD int bp_tile_bytes(int TN, int k, bool skewed) { return 4 * bp_tile_words(TN, k, skewed); }
 constexpr KBIT_HD int bp_word_offset(int n, int h, int b, int k, bool skewed) {
   return bp_storage_word(n * bp_row_words(k) + h * k + b, k, skewed);
 }
