@@ -17,6 +17,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
 fi
 
+# Python safetensors + numpy for the interop test (tests/interop): best effort, never fails setup;
+# without them that test reports "skipped".
+if ! python3 -c "import safetensors, numpy" >/dev/null 2>&1; then
+  python3 -m pip install --quiet --timeout 20 --retries 1 safetensors numpy >/dev/null 2>&1 ||
+    python3 -m pip install --quiet --timeout 20 --retries 1 --break-system-packages safetensors numpy >/dev/null 2>&1 ||
+    echo "setup: could not pip install safetensors numpy (offline?); the interop test will be skipped"
+fi
+
 # The CUDA toolkit is not a Debian package here; use it when present (CPU-only build otherwise).
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"
