@@ -507,6 +507,10 @@ TEST_CASE("checkpoint: sharded index round trip and single-file forms") {
   CHECK(!one.sharded());
   CHECK(one.root() == dir.path);
   CHECK(one.names() == std::vector<std::string>{"c"});
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir.path);
+  CHECK(Checkpoint::open("model-00002-of-00002.safetensors").root() == ".");  // a bare file name
+  fs::current_path(cwd);
   TempDir single;
   write_shard(single.path, "model.safetensors", {"x"});
   CHECK(Checkpoint::open(single.path).names() == std::vector<std::string>{"x"});

@@ -627,7 +627,7 @@ Checkpoint Checkpoint::open(const fs::path& path) {
   } else if (!fs::exists(path, ec)) {
     throw Error(path.string() + ": does not exist");
   } else {
-    ck.root = path.parent_path();
+    ck.root = path.has_parent_path() ? path.parent_path() : fs::path(".");
     const std::string fname = path.filename().string();
     if (fname.size() >= 11 && fname.ends_with(".index.json")) index_path = path;
     else ck.shards.push_back(File::open(path));
