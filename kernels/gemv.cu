@@ -7,8 +7,9 @@
 // The 4 warps take interleaved k-tiles of the CTA's K slice; partial sums meet in shared memory.
 // Each weight costs its index extraction, one shared-memory codebook read (2^k <= 32 floats sit
 // in distinct banks, so any index pattern is conflict-free) and one FMA per activation row; the
-// block scale is applied once per block. Activations are converted to fp32 once per 8 elements
-// and reused across the lane's 4 rows.
+// block scale is applied once per block. Indices come out of the bit planes through
+// block_offsets (common.cuh): ~3 instructions per weight at M = 1. Activations are converted to
+// fp32 once per 8 elements and reused across the lane's 4 rows.
 #include "common.cuh"
 #include "launch.h"
 
@@ -71,6 +72,9 @@ __device__ __forceinline__ void gemv_tile(const typename ActTraits<ACT>::T* __re
         scale[j] = 0.0f;
       }
     }
+    uint32_t E[kRowsPerLane][4], O[kRowsPerLane][4];
+#pragma unroll
+    for (int j = 0; j < kRowsPerLane; ++j) block_offsets<KB>(w[j], E[j], O[j]);
     float bsum[MV][kRowsPerLane];
 #pragma unroll
     for (int m = 0; m < MV; ++m)
@@ -98,10 +102,14 @@ __device__ __forceinline__ void gemv_tile(const typename ActTraits<ACT>::T* __re
 #pragma unroll
       for (int j = 0; j < kRowsPerLane; ++j)
 #pragma unroll
-        for (int e = 0; e < 8; ++e) {
-          const float v = cb_s[block_index<KB>(w[j], 8 * c + e)];
+        for (int r = 0; r < 4; ++r) {
+          const float lo = cb_byte(cb_s, E[j][r], c);  // element 8c + r
+          const float hi = cb_byte(cb_s, O[j][r], c);  // element 8c + 4 + r
 #pragma unroll
-          for (int m = 0; m < MV; ++m) bsum[m][j] = fmaf(v, a[m][e], bsum[m][j]);
+          for (int m = 0; m < MV; ++m) {
+            bsum[m][j] = fmaf(lo, a[m][r], bsum[m][j]);
+            bsum[m][j] = fmaf(hi, a[m][4 + r], bsum[m][j]);
+          }
         }
     }
 #pragma unroll

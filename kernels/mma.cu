@@ -101,9 +101,11 @@ __device__ __forceinline__ void issue_stage(const Problem& p, char* stage, int64
   const int need = static_cast<int>(first - window) + static_cast<int>(rows_n) * kBlocksPerTile;
   for (int i = t; i < (need + 3) / 4; i += kMmaThreads) {
     const uint8_t* src = window + 4 * i;
-    const int64_t left = end - src;
-    const int bytes = left >= 4 ? 4 : static_cast<int>(left > 0 ? left : 0);
-    cp_async4(am + 4 * i, bytes > 0 ? src : p.absmax, bytes);
+    if (end - src >= 4) {
+      cp_async4(am + 4 * i, src, 4);
+    } else {  // the expert's last bytes: plain loads, never a 4-byte access past its end
+      for (int j = 0; j < 4; ++j) am[4 * i + j] = src + j < end ? src[j] : uint8_t(0);
+    }
   }
 }
 
@@ -134,14 +136,16 @@ __device__ __forceinline__ void decode_stage(const Problem& p, const char* stage
   }
   const bool valid = p.n0 + row < p.N;
   const float scale = valid ? e4m4_decode(am[shift + smem::bp_absmax_offset(row, h)]) : 0.0f;
+  uint32_t E[4], O[4];
+  block_offsets<KB>(w, E, O);
 #pragma unroll
   for (int q = 0; q < 4; ++q) {
+    // Elements 8q .. 8q+7: 8q + r from E[r], 8q + 4 + r from O[r].
     typename Tr::T2 v[4];
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int j = q * 8 + 2 * e;
-      v[e] = Tr::from_float2(cb_s[block_index<KB>(w, j)] * scale, cb_s[block_index<KB>(w, j + 1)] * scale);
-    }
+    v[0] = Tr::from_float2(cb_byte(cb_s, E[0], q) * scale, cb_byte(cb_s, E[1], q) * scale);
+    v[1] = Tr::from_float2(cb_byte(cb_s, E[2], q) * scale, cb_byte(cb_s, E[3], q) * scale);
+    v[2] = Tr::from_float2(cb_byte(cb_s, O[0], q) * scale, cb_byte(cb_s, O[1], q) * scale);
+    v[3] = Tr::from_float2(cb_byte(cb_s, O[2], q) * scale, cb_byte(cb_s, O[3], q) * scale);
     *reinterpret_cast<uint4*>(b_s + smem::b_tile_offset(row, h * 32 + q * 8)) = *reinterpret_cast<const uint4*>(v);
   }
 }

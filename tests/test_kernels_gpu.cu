@@ -316,6 +316,77 @@ TEST_CASE("gpu: dense kernels on random bytes stay within the dtype rounding bou
     }
 }
 
+TEST_CASE("gpu: linear and moe_linear replay from a captured CUDA graph") {
+  // Capture split-K GEMV, split-K MMA and grouped launches on one stream, replay the graph three
+  // times over fresh inputs copied into the same buffers, and compare each replay bit for bit.
+  const QuantizedTensor q = make_exact_weights(4, 1, 192, 4096, 11);
+  const QuantizedTensor qe = make_exact_weights(3, 16, 96, 512, 12);
+  const DeviceWeights w(q), we(qe);
+  const int64_t M1 = 2, M2 = 40;
+  const std::vector<int64_t> off = {0, 1, 1, 4, 4, 4, 9, 9, 9, 9, 9, 9, 9, 12, 12, 12, 12};
+  std::vector<int32_t> off32(off.begin(), off.end());
+  DeviceBuf<uint16_t> A1(size_t(M1 * 4096)), A2(size_t(M2 * 4096)), C1(size_t(M1 * 192)), C2(size_t(M2 * 192));
+  DeviceBuf<uint16_t> Ae(size_t(12 * 512)), Ce(size_t(12 * 96));
+  DeviceBuf<int32_t> dOff(off32);
+  const size_t ws1 = gpu::linear_workspace_bytes(M1, w.view, Act::f16, gpu::Kernel::gemv);
+  const size_t ws2 = gpu::linear_workspace_bytes(M2, w.view, Act::f16, gpu::Kernel::mma);
+  REQUIRE(ws1 > 0);  // the case must exercise split-K
+  REQUIRE(ws2 > 0);
+  DeviceBuf<char> W1(ws1), W2(ws2);
+  CUDA_REQUIRE(cudaMemset(W1.p, 0, ws1));
+  CUDA_REQUIRE(cudaMemset(W2.p, 0, ws2));
+  cudaStream_t stream;
+  CUDA_REQUIRE(cudaStreamCreate(&stream));
+  gpu::LinearArgs a1;
+  a1.A = A1.p, a1.C = C1.p, a1.M = M1, a1.w = w.view, a1.kernel = gpu::Kernel::gemv;
+  a1.workspace = W1.p, a1.workspace_bytes = ws1, a1.stream = stream;
+  gpu::LinearArgs a2 = a1;
+  a2.A = A2.p, a2.C = C2.p, a2.M = M2, a2.kernel = gpu::Kernel::mma, a2.workspace = W2.p, a2.workspace_bytes = ws2;
+  gpu::MoeArgs am;
+  am.A = Ae.p, am.C = Ce.p, am.expert_offsets = dOff.p, am.total_rows = 12, am.w = we.view;
+  am.kernel = gpu::MoeKernel::grouped_gemv, am.stream = stream;
+  gpu::MoeArgs am2 = am;
+  am2.kernel = gpu::MoeKernel::grouped_mma;
+  DeviceBuf<uint16_t> Ce2(size_t(12 * 96));
+  am2.C = Ce2.p;
+
+  cudaGraph_t graph;
+  CUDA_REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  REQUIRE(gpu::linear(a1) == gpu::Status::ok);
+  REQUIRE(gpu::linear(a2) == gpu::Status::ok);
+  REQUIRE(gpu::moe_linear(am) == gpu::Status::ok);
+  REQUIRE(gpu::moe_linear(am2) == gpu::Status::ok);
+  CUDA_REQUIRE(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec;
+  CUDA_REQUIRE(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 3; ++replay) {
+    const auto h1 = make_exact_activations(M1, 4096, 100 + replay);
+    const auto h2 = make_exact_activations(M2, 4096, 200 + replay);
+    const auto he = make_exact_activations(12, 512, 300 + replay);
+    CUDA_REQUIRE(cudaMemcpy(A1.p, to_act(Act::f16, h1).data(), A1.n * 2, cudaMemcpyHostToDevice));
+    CUDA_REQUIRE(cudaMemcpy(A2.p, to_act(Act::f16, h2).data(), A2.n * 2, cudaMemcpyHostToDevice));
+    CUDA_REQUIRE(cudaMemcpy(Ae.p, to_act(Act::f16, he).data(), Ae.n * 2, cudaMemcpyHostToDevice));
+    C1.poison(), C2.poison(), Ce.poison(), Ce2.poison();
+    CUDA_REQUIRE(cudaGraphLaunch(exec, stream));
+    CUDA_REQUIRE(cudaStreamSynchronize(stream));
+    std::vector<float> r1(size_t(M1 * 192)), r2(size_t(M2 * 192)), re(size_t(12 * 96));
+    gemm_ref(h1.data(), M1, q.view(), r1.data());
+    gemm_ref(h2.data(), M2, q.view(), r2.data());
+    moe_gemm_ref(he.data(), off, qe.view(), re.data());
+    CHECK_MESSAGE(first_mismatch(C1.host(), to_act(Act::f16, r1)) < 0, "gemv replay ", replay);
+    CHECK_MESSAGE(first_mismatch(C2.host(), to_act(Act::f16, r2)) < 0, "mma replay ", replay);
+    CHECK_MESSAGE(first_mismatch(Ce.host(), to_act(Act::f16, re)) < 0, "grouped_gemv replay ", replay);
+    CHECK_MESSAGE(first_mismatch(Ce2.host(), to_act(Act::f16, re)) < 0, "grouped_mma replay ", replay);
+  }
+  // The split-K counters are back at zero after the replays.
+  std::vector<uint32_t> counters(4);
+  CUDA_REQUIRE(cudaMemcpy(counters.data(), W2.p, 16, cudaMemcpyDeviceToHost));
+  CHECK(counters == std::vector<uint32_t>(4, 0u));
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+
 TEST_CASE("gpu: linear reports violated preconditions") {
   const QuantizedTensor q = make_exact_weights(4, 1, 64, 128, 3);
   const DeviceWeights w(q);
