@@ -224,7 +224,7 @@ std::vector<CaseSpec> plan_cases(const Catalogue& cat, const PlanOptions& opt) {
           const auto ms = m_list(opt.full);
           for (size_t mi = 0; mi < ms.size(); ++mi) {
             const bool rotate_pick = int((si + mi) % size_t(nc)) == ci;
-            const bool all_combos = opt.full && ms[mi] <= 16;
+            const bool all_combos = opt.full && (ms[mi] == 1 || ms[mi] == 4);  // decode: every (k, dtype)
             if (!(all_combos || rotate_pick)) continue;
             CaseSpec c;
             c.family = Family::dense;
@@ -237,7 +237,7 @@ std::vector<CaseSpec> plan_cases(const Catalogue& cat, const PlanOptions& opt) {
           for (size_t ri = 0; ri < s.routings.size(); ++ri)
             for (size_t ti = 0; ti < ts.size(); ++ti) {
               const bool rotate_pick = int((si + ri + ti) % size_t(nc)) == ci;
-              const bool all_combos = opt.full && ts[ti] <= 8;
+              const bool all_combos = opt.full && ts[ti] == 1;  // decode routing: every (k, dtype)
               if (!(all_combos || rotate_pick)) continue;
               CaseSpec c;
               c.family = Family::moe;

@@ -59,6 +59,7 @@ void print_worst(const CaseOutcome& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress survives a crash when piped to a file
   CLI::App app{"kbit-verify: check every kbit GPU kernel against the CPU reference, cuBLAS and exact mode"};
   std::string shapes_path = KBIT_DATA_DIR "/shapes.json";
   uint64_t seed = 1;

@@ -188,6 +188,7 @@ struct Runner::Impl {
   DevWeights d_real, d_exact;
   DevMem w_abs32, w_sq32;        // |W'|, W'^2 fp32 (realistic weights)
   bool have_stats_weights = false;
+  bool have_exact = false;
   Precision w_act_dtype = Precision::f32;
   DevMem w_act, w_act_exact;     // W' in the activation dtype by the GPU dequantize (cuBLAS input)
   std::string w_act_error;
@@ -212,7 +213,9 @@ struct Runner::Impl {
   Impl(uint64_t m, RunnerOptions o) : master(m), opt(o) {
     cuda_ok(cudaSetDevice(0), "cudaSetDevice");
     cuda_ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-    cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    // A blocking stream: the synchronous cudaMemcpy uploads/downloads (legacy default stream)
+    // are ordered after everything queued on it, and kernels queued after them wait for them.
+    cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
     cublas_ok(cublasCreate(&cublas), "cublasCreate");
     cublas_ok(cublasSetStream(cublas, stream), "cublasSetStream");
   }
@@ -223,9 +226,18 @@ struct Runner::Impl {
   void sync(const char* what) { cuda_ok(cudaStreamSynchronize(stream), what); }
 
   // C[rows, N] (dtype ct) = A[rows, K] (dtype at) * W[N, K]^T, fp32 compute, per expert of plan.
+  bool baseline_math = false;
   void gemm_nt(const void* dA_, const void* dW, void* dC, Precision at, Precision ct, bool pedantic) {
     const float one = 1.0f, zero = 0.0f;
-    cublas_ok(cublasSetMathMode(cublas, pedantic ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+    // The reference must accumulate in fp32 all the way: without DISALLOW_REDUCED_PRECISION_REDUCTION
+    // cuBLAS may reduce split-K partials in the fp16/bf16 output type (seen on the H100: exact-mode
+    // sums off by one output ulp).
+    // The timed baseline (--time) runs cuBLAS as users do: plain default math.
+    const cublasMath_t mode =
+        baseline_math ? CUBLAS_DEFAULT_MATH
+        : pedantic ? CUBLAS_PEDANTIC_MATH
+                 : static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+    cublas_ok(cublasSetMathMode(cublas, mode), "cublasSetMathMode");
     const size_t ab = size_t(precision_bytes(at)), cb = size_t(precision_bytes(ct));
     for (int64_t e = 0; e + 1 < int64_t(plan.offsets.size()); ++e) {
       const int64_t r0 = plan.offsets[size_t(e)], n = plan.rows_of(e);
@@ -249,11 +261,17 @@ struct Runner::Impl {
     const uint64_t seed = c.weight_seed(master);
     w_real = make_random_weights(c.bits, c.E, c.N, c.K, seed, opt.threads);
     d_real.upload(w_real);
-    if (c.family != Family::dequant && opt.exact) {
-      w_exact = make_exact_weights_parallel(c.bits, c.E, c.N, c.K, derive_seed(seed, "exact"), opt.threads);
-      d_exact.upload(w_exact);
-    }
+    have_exact = false;
     wkey = c.weight_key();
+  }
+  // Exact-mode weights of the current weight key, made on first use (dequantize cases of the
+  // same key run first and do not need them).
+  void ensure_exact_weights(const CaseSpec& c) {
+    if (have_exact || c.family == Family::dequant || !opt.exact) return;
+    w_exact = make_exact_weights_parallel(c.bits, c.E, c.N, c.K, derive_seed(c.weight_seed(master), "exact"), opt.threads);
+    d_exact.upload(w_exact);
+    have_exact = true;
+    w_act_dtype = Precision::f32;  // the cuBLAS inputs include the exact weights: recompute
   }
 
   // |W'| and W'^2 in fp32 for S and Q (the abs codebook dequantizes the same bytes to |W'|).
@@ -393,8 +411,12 @@ struct Runner::Impl {
         *chosen = gpu::moe_kernel_name(gpu::choose_moe_kernel(rows, w, act, int(plan.max_rows)));
     }
     if (poison_ws) {
+      // The API contract (kbit/gpu.h): a workspace is zeroed once after allocation and the
+      // kernels keep their split-K counters at zero. So poison the guards and zero the inside,
+      // as a caller would; the second launch (rerun) then runs on the dirty workspace.
       ws.resize(wsb);
       ws.poison(stream);
+      if (wsb) cuda_ok(cudaMemsetAsync(ws.data(), 0, wsb, stream), "zero workspace");
     }
     gpu::Status s;
     if (c.family == Family::dense) {
@@ -496,6 +518,7 @@ struct Runner::Impl {
     CaseOutcome o;
     o.spec = c;
     ensure_weights(c);
+    ensure_exact_weights(c);
     ensure_act_weights(c.dtype);
     ensure_group(c);
     const Tolerance tol = Tolerance::derive(c.dtype, c.K);
@@ -698,6 +721,7 @@ Runner::Timing Runner::time_case(const CaseSpec& c, int warmup, int iters) {
   size_t wsb = c.family == Family::dense ? gpu::linear_workspace_bytes(m.rows, m.d_real.view, act, dense_kernel(c.kernel))
                                          : gpu::moe_linear_workspace_bytes(m.rows, m.d_real.view, act, moe_kernel(c.kernel));
   m.ws.resize(wsb);
+  if (wsb) cuda_ok(cudaMemsetAsync(m.ws.data(), 0, wsb, m.stream), "zero workspace");  // gpu.h contract
   m.C.resize(size_t(m.rows * m.N) * 2);
   t.kbit_us = median_us([&](int i) {
     const TiledView& w = views[size_t(i) % views.size()];
@@ -716,9 +740,11 @@ Runner::Timing Runner::time_case(const CaseSpec& c, int warmup, int iters) {
     }
     if (s != gpu::Status::ok) throw CudaFailure(std::string("timed launch returned ") + gpu::status_name(s));
   });
+  m.baseline_math = true;
   t.cublas_us = median_us([&](int i) {
     m.gemm_nt(m.dA.data(), wf[size_t(i) % wf.size()], m.d_tmp.data(), c.dtype, c.dtype, false);
   });
+  m.baseline_math = false;
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
   return t;
