@@ -206,9 +206,13 @@ std::vector<CaseSpec> plan_cases(const Catalogue& cat, const PlanOptions& opt) {
   for (size_t si = 0; si < shapes.size(); ++si) {
     const GemmShape& s = shapes[si];
     // dequantize cases first (the cuBLAS reference of the GEMM cases uses the GPU dequantize)
+    // Quick: one k per shape (rotating), shapes up to 2^28 weights. Full: every shape, every k
+    // up to 2^26 weights, one k per shape above (the CPU dequantize reference of a 470M-weight
+    // matrix at every k and output type would take most of the full sweep's time).
     const bool deq_here = opt.full || s.weights() <= 0x1p28;
+    const bool deq_all_k = opt.full && s.weights() <= 0x1p26;
     for (int bits = kMinBits; bits <= kMaxBits; ++bits) {
-      if (deq_here && (opt.full || bits == kMinBits + int(si % 4)))
+      if (deq_here && (deq_all_k || bits == kMinBits + int(si % 4)))
         for (Precision p : {Precision::f16, Precision::bf16, Precision::f32}) {
           CaseSpec c;
           c.family = Family::dequant;
