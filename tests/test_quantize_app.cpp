@@ -21,25 +21,14 @@
 #include "kbit/quantize_run.h"
 #include "kbit/rng.h"
 #include "kbit/safetensors.h"
+#include "temp_dir.h"
 
 using namespace kbit;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("kbit-test-quantize-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using TempDir = kbit::test::TempDir;
 
 struct FixTensor {
   std::string name, dtype;

@@ -18,6 +18,7 @@
 #include "kbit/error.h"
 #include "kbit/rng.h"
 #include "kbit/safetensors.h"
+#include "temp_dir.h"
 
 using namespace kbit;
 using namespace kbit::st;
@@ -25,27 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory per test, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("kbit-test-st-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path, ec);
-  }
-  fs::path operator/(const std::string& name) const { return path / name; }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> v;
-    for (const auto& e : fs::directory_iterator(path)) v.push_back(e.path().filename().string());
-    return v;
-  }
-};
+using TempDir = kbit::test::TempDir;
 
 std::string le64(uint64_t n) {
   std::string s(8, '\0');
