@@ -9,18 +9,8 @@ seconds="${1:-60}"
 
 # clang and its libFuzzer runtime (Debian: libclang_rt.fuzzer comes in libclang-rt-14-dev, which
 # clang only recommends). Installed here rather than by setup.sh: the main job does not need them.
-packages=(clang libclang-rt-14-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "fuzz: installing ${missing[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
-fi
+source scripts/lib/apt.sh
+ensure_packages fuzz clang libclang-rt-14-dev
 probe="$(mktemp -d)"
 trap 'rm -rf "$probe"' EXIT
 echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }' >"$probe/p.cpp"
