@@ -119,6 +119,17 @@ json common_config(const Dims& d, const Options& opt) {
                                  " (synthetic weights)"}};
 }
 
+// Attention/RoPE fields the Qwen3 families share (dense and MoE).
+json qwen3_attention_config(const Dims& d) {
+  return {{"rms_norm_eps", 1e-6},
+          {"rope_theta", 1000000.0},
+          {"attention_bias", false},
+          {"attention_dropout", 0.0},
+          {"use_sliding_window", false},
+          {"sliding_window", nullptr},
+          {"max_window_layers", d.layers}};
+}
+
 uint64_t bytes_of(const TensorSpec& t) {
   uint64_t n = uint64_t(st::dtype_bits(t.dtype)) / 8;
   for (int64_t d : t.shape) n *= uint64_t(d);
@@ -198,14 +209,8 @@ ModelSpec model_spec(const Options& opt) {
                   {"mlp_only_layers", json::array()},
                   {"norm_topk_prob", true},
                   {"output_router_logits", false},
-                  {"router_aux_loss_coef", 0.001},
-                  {"rms_norm_eps", 1e-6},
-                  {"rope_theta", 1000000.0},
-                  {"attention_bias", false},
-                  {"attention_dropout", 0.0},
-                  {"use_sliding_window", false},
-                  {"sliding_window", nullptr},
-                  {"max_window_layers", d.layers}});
+                  {"router_aux_loss_coef", 0.001}});
+      cfg.update(qwen3_attention_config(d));
       for (int64_t l = 0; l < d.layers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         attention(b, p, d, false, false, true);
@@ -297,14 +302,8 @@ ModelSpec model_spec(const Options& opt) {
       tied = true;
       cfg.update({{"architectures", {"Qwen3ForCausalLM"}},
                   {"model_type", "qwen3"},
-                  {"intermediate_size", d.I},
-                  {"rms_norm_eps", 1e-6},
-                  {"rope_theta", 1000000.0},
-                  {"attention_bias", false},
-                  {"attention_dropout", 0.0},
-                  {"use_sliding_window", false},
-                  {"sliding_window", nullptr},
-                  {"max_window_layers", d.layers}});
+                  {"intermediate_size", d.I}});
+      cfg.update(qwen3_attention_config(d));
       for (int64_t l = 0; l < d.layers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         attention(b, p, d, false, false, true);
