@@ -22,6 +22,7 @@
 #include "kbit/rng.h"
 #include "kbit/safetensors.h"
 #include "temp_dir.h"
+#include "kbit_config_checks.h"
 
 using namespace kbit;
 namespace fs = std::filesystem;
@@ -261,14 +262,7 @@ TEST_CASE("quantize app copies untouched tensors byte-identical and writes confi
   CHECK(config["model_type"] == "qwen3_moe");
   CHECK(config["num_experts"] == 4);
   const auto& q = config["quantization_config"];
-  CHECK(q["quant_method"] == "kbit");
-  CHECK(q["format_version"] == 1);
-  CHECK(q["bits"] == 4);
-  CHECK(q["blocksize"] == 32);
-  CHECK(q["absmax_format"] == "e4m4");
-  CHECK(q["layout"] == "tiled64");
-  CHECK(q["codebook"] == "nf");
-  CHECK(q["encoder"] == "search");
+  kbit::test::check_default_quantization_config(q);
   CHECK(q["bits_overrides"] == nlohmann::json::parse(R"([{"pattern": "down_proj", "bits": 5}])"));
   CHECK(q["modules_not_converted"] ==
         nlohmann::json({"model.embed_tokens", "model.layers.0.mlp.gate", "model.layers.1.mlp.gate", "lm_head"}));

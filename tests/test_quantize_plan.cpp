@@ -11,6 +11,7 @@
 #include "kbit/error.h"
 #include "kbit/format.h"
 #include "kbit/quantize_plan.h"
+#include "kbit_config_checks.h"
 
 using namespace kbit;
 
@@ -331,14 +332,7 @@ TEST_CASE("plan config json gains quantization_config and metadata strings") {
   const auto c = quantized_config(src, p, o);
   CHECK(c["model_type"] == "llama");
   const auto& q = c["quantization_config"];
-  CHECK(q["quant_method"] == "kbit");
-  CHECK(q["format_version"] == 1);
-  CHECK(q["bits"] == 4);
-  CHECK(q["blocksize"] == 32);
-  CHECK(q["absmax_format"] == "e4m4");
-  CHECK(q["layout"] == "tiled64");
-  CHECK(q["codebook"] == "nf");
-  CHECK(q["encoder"] == "search");
+  kbit::test::check_default_quantization_config(q);
   CHECK(q["modules_not_converted"] == nlohmann::ordered_json({"model.embed_tokens", "lm_head"}));
   CHECK(q["bits_overrides"][0]["pattern"] == "down_proj");
   CHECK(q["bits_overrides"][0]["bits"] == 5);
