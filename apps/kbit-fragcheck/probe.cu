@@ -65,22 +65,6 @@ struct DevBuf {
   void poison() { ck(cudaMemset(p, 0xFF, n * sizeof(T)), "cudaMemset"); }
 };
 
-std::string fmt(const char* f, auto... args) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf, f, args...);
-  return buf;
-}
-Check make(std::string name) {
-  Check c;
-  c.group = "gpu";
-  c.name = std::move(name);
-  c.ok = true;
-  return c;
-}
-void fail(Check& c, std::string why) {
-  if (c.ok) c.detail = std::move(why);
-  c.ok = false;
-}
 
 // ---- device helpers -----------------------------------------------------------------------------
 __device__ uint32_t smem_u32(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
@@ -154,7 +138,7 @@ __global__ void ldmatrix_probe(const uint16_t* tile, const int* lane_off, uint32
 
 template <int NUM, bool TRANS>
 Check probe_ldmatrix() {
-  Check c = make(fmt("ldmatrix.x%d%s == model", NUM, TRANS ? ".trans" : ""));
+  Check c = make_check("gpu", format_msg("ldmatrix.x%d%s == model", NUM, TRANS ? ".trans" : ""));
   // Row (q, r) lives in slot (8q + r) * 13 % 32: scattered, 16-byte aligned.
   auto slot = [](int q, int r) { return (8 * q + r) * 13 % kSlots; };
   std::vector<uint16_t> tile(kSlots * 8, 0xFFFF);
@@ -169,7 +153,7 @@ Check probe_ldmatrix() {
   uint32_t want[32][4] = {};
   const std::string err = frag::simulate_ldmatrix(tile.data(), tile.size(), off.data(), NUM, TRANS != g_inject, want);
   if (!err.empty()) {
-    fail(c, err);
+    fail_check(c, err);
     return c;
   }
   DevBuf<uint16_t> dt(tile);
@@ -186,9 +170,9 @@ Check probe_ldmatrix() {
       if (g != w) {
         auto d = [](uint32_t v, int h) {
           const int code = (v >> (16 * h)) & 0xFFFF;
-          return fmt("(m%d r%d c%d)", code / 64, code / 8 % 8, code % 8);
+          return format_msg("(m%d r%d c%d)", code / 64, code / 8 % 8, code % 8);
         };
-        fail(c, fmt("lane %d reg %d: got %s %s, model %s %s", l, reg, d(g, 0).c_str(), d(g, 1).c_str(), d(w, 0).c_str(),
+        fail_check(c, format_msg("lane %d reg %d: got %s %s, model %s %s", l, reg, d(g, 0).c_str(), d(g, 1).c_str(), d(w, 0).c_str(),
                     d(w, 1).c_str()));
       }
     }
@@ -232,8 +216,8 @@ __global__ void layout_probe(int which, uint32_t* out) {
 
 Check probe_layout(int which) {
   const int num = which == kLayBx2 ? 2 : 4;
-  Check c = make(which == kLayA ? fmt("A tile TM=%d ldmatrix.x4 -> mma A", kTMProbe)
-                                : fmt("B tile TN=%d ldmatrix.x%d -> mma B", kTNProbe, num));
+  Check c = make_check("gpu", which == kLayA ? format_msg("A tile TM=%d ldmatrix.x4 -> mma A", kTMProbe)
+                                : format_msg("B tile TN=%d ldmatrix.x%d -> mma B", kTNProbe, num));
   const int insts = which == kLayA ? (kTMProbe / 16) * 4 : (kTNProbe / (which == kLayBx2 ? 8 : 16)) * 4;
   DevBuf<uint32_t> dout(size_t(insts) * 32 * 4);
   dout.poison();
@@ -260,7 +244,7 @@ Check probe_layout(int which) {
             const int code = (got[size_t((inst * 32 + l) * 4 + reg)] >> (16 * half)) & 0xFFFF;
             const RowCol g{code / kTileK, code % kTileK};
             if (!(g == want))
-              fail(c, fmt("%s0=%d k0=%d lane %d reg %d half %d: got (%d, %d), want (%d, %d)", which == kLayA ? "m" : "n",
+              fail_check(c, format_msg("%s0=%d k0=%d lane %d reg %d half %d: got (%d, %d), want (%d, %d)", which == kLayA ? "m" : "n",
                           r0, k0, l, reg, half, g.row, g.col, want.row, want.col));
           }
   return c;
@@ -320,7 +304,7 @@ std::vector<MmaCase> mma_cases() {
   for (int sel = 0; sel < 2; ++sel) {  // B one-hot: D[m][n] = A[m][n + 8 sel], checks the A map.
     MmaCase c;
     zero(c);
-    c.what = fmt("A=codes, B=select k=n+%d", 8 * sel);
+    c.what = format_msg("A=codes, B=select k=n+%d", 8 * sel);
     for (int m = 0; m < 16; ++m)
       for (int kk = 0; kk < 16; ++kk) c.A[m][kk] = float(m * 16 + kk);
     for (int n = 0; n < 8; ++n) c.B[n + 8 * sel][n] = 1;
@@ -349,7 +333,7 @@ std::vector<MmaCase> mma_cases() {
 
 template <Elt E, Acc A>
 Check probe_mma() {
-  Check c = make(fmt("mma.m16n8k16 %s x %s -> %s == model", frag::elt_name(E), frag::elt_name(E), frag::acc_name(A)));
+  Check c = make_check("gpu", format_msg("mma.m16n8k16 %s x %s -> %s == model", frag::elt_name(E), frag::elt_name(E), frag::acc_name(A)));
   for (const MmaCase& mc : mma_cases()) {
     std::vector<uint32_t> a(32 * 4), b(32 * 2), cc(32 * 4, 0);
     for (int l = 0; l < 32; ++l) {
@@ -403,7 +387,7 @@ Check probe_mma() {
           else
             got = from_f16_bits(uint16_t(raw >> (16 * h)));
           if (!(double(got) == want))
-            fail(c, fmt("%s: lane %d reg %d half %d = D(%d, %d): got %g, want %g", mc.what.c_str(), l, reg, h, rc.row,
+            fail_check(c, format_msg("%s: lane %d reg %d half %d = D(%d, %d): got %g, want %g", mc.what.c_str(), l, reg, h, rc.row,
                         rc.col, double(got), want));
         }
   }
@@ -448,7 +432,7 @@ __global__ void chain_probe(const uint16_t* A, const uint16_t* W, int bnum, floa
 
 template <Elt E>
 Check probe_chain(int bnum) {
-  Check c = make(fmt("chain %s: cp.async A TM=16 + B TN=64 + ldmatrix(B .x%d) + mma, K=64", frag::elt_name(E), bnum));
+  Check c = make_check("gpu", format_msg("chain %s: cp.async A TM=16 + B TN=64 + ldmatrix(B .x%d) + mma, K=64", frag::elt_name(E), bnum));
   std::mt19937 rng(11 + bnum);
   std::vector<float> A(kChainM * kTileK), W(kChainN * kTileK);
   for (float& v : A) v = float(int(rng() % 9) - 4);
@@ -473,7 +457,7 @@ Check probe_chain(int bnum) {
           want += double(A[size_t(m * kTileK + kk)]) * W[g_inject ? size_t(kk * kTileK + n) : size_t(n * kTileK + kk)];
         const float g = got[size_t((nb * 32 + l) * 4 + reg)];
         if (!(double(g) == want))
-          fail(c, fmt("n-block %d lane %d reg %d = C(%d, %d): got %g, want %g", nb, l, reg, m, n, double(g), want));
+          fail_check(c, format_msg("n-block %d lane %d reg %d = C(%d, %d): got %g, want %g", nb, l, reg, m, n, double(g), want));
       }
   return c;
 }
@@ -503,7 +487,7 @@ __global__ void bp_probe(const uint32_t* tile, int k, bool skewed, int* out) {
 }
 
 Check probe_bp(int k, bool skewed) {
-  Check c = make(fmt("bit planes TN=%d k=%d %s: cp.async + extraction -> mma B indices", kBpTN, k,
+  Check c = make_check("gpu", format_msg("bit planes TN=%d k=%d %s: cp.async + extraction -> mma B indices", kBpTN, k,
                      skewed ? "skewed" : "plain"));
   std::mt19937 rng(100 + k + (skewed ? 50 : 0));
   std::vector<int> idx(kBpTN * kTileK);
@@ -535,7 +519,7 @@ Check probe_bp(int k, bool skewed) {
             const int want = idx[size_t((n0 + kn.col) * kTileK + (k0 + kn.row + (g_inject ? 1 : 0)) % kTileK)];
             const int g = got[size_t(((inst * 32 + l) * 2 + reg) * 2 + h)];
             if (g != want)
-              fail(c, fmt("n0=%d k0=%d lane %d reg %d half %d: B(k=%d, n=%d) got index %d, want %d", n0, k0, l, reg, h,
+              fail_check(c, format_msg("n0=%d k0=%d lane %d reg %d half %d: B(k=%d, n=%d) got index %d, want %d", n0, k0, l, reg, h,
                           k0 + kn.row, n0 + kn.col, g, want));
           }
   return c;
@@ -558,15 +542,15 @@ std::vector<Check> run_gpu_probes(GpuInfo& info, bool inject_fault) {
   cudaDriverGetVersion(&drv);
   cudaRuntimeGetVersion(&rt);
   info.available = true;
-  info.device = fmt("%s, sm_%d%d, driver %d, runtime %d", prop.name, prop.major, prop.minor, drv, rt);
+  info.device = format_msg("%s, sm_%d%d, driver %d, runtime %d", prop.name, prop.major, prop.minor, drv, rt);
 
   std::vector<Check> out;
   auto run = [&](auto&& f) {
     try {
       out.push_back(f());
     } catch (const std::exception& ex) {
-      Check c = make("probe error");
-      fail(c, ex.what());
+      Check c = make_check("gpu", "probe error");
+      fail_check(c, ex.what());
       out.push_back(c);
     }
   };

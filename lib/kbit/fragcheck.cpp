@@ -19,26 +19,10 @@ using frag::RowCol;
 constexpr uint16_t kPoison16 = 0xFFFF;
 constexpr uint32_t kPoison32 = 0xDEADBEEFu;
 
-std::string fmt(const char* f, auto... args) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf, f, args...);
-  return buf;
-}
 
-Check make(std::string group, std::string name) {
-  Check c;
-  c.group = std::move(group);
-  c.name = std::move(name);
-  c.ok = true;
-  return c;
-}
-void fail(Check& c, std::string why) {
-  if (c.ok) c.detail = std::move(why);
-  c.ok = false;
-}
 // Folds check `s` (one instance) into `acc` (a pattern over all instances).
 void merge(Check& acc, const Check& s) {
-  if (!s.ok) fail(acc, s.detail);
+  if (!s.ok) fail_check(acc, s.detail);
   acc.cases += s.cases;
   acc.measured = std::max(acc.measured, s.measured);
 }
@@ -77,28 +61,28 @@ int conflict_ways(const std::vector<Access>& instr, Op op, int* wavefronts) {
 
 Check check_tile_bijection(std::string group, std::string name, int rows, int cols, int storage,
                            const TileOffset& offset) {
-  Check c = make(std::move(group), std::move(name));
+  Check c = make_check(std::move(group), std::move(name));
   std::vector<int> hits(size_t(storage), 0);
   for (int r = 0; r < rows; ++r)
     for (int col = 0; col < cols; ++col) {
       const int o = offset(r, col);
       ++c.cases;
       if (o < 0 || o >= storage) {
-        fail(c, fmt("(%d, %d) -> %d, outside [0, %d)", r, col, o, storage));
+        fail_check(c, format_msg("(%d, %d) -> %d, outside [0, %d)", r, col, o, storage));
         continue;
       }
-      if (hits[size_t(o)]++) fail(c, fmt("(%d, %d) -> %d, a slot already used", r, col, o));
+      if (hits[size_t(o)]++) fail_check(c, format_msg("(%d, %d) -> %d, a slot already used", r, col, o));
     }
   const long unused = std::count(hits.begin(), hits.end(), 0);
   if (c.ok && unused != long(storage) - long(rows) * cols)
-    fail(c, fmt("%ld slots unused, expected %ld", unused, long(storage) - long(rows) * cols));
-  if (c.ok) c.detail = fmt("%d elements -> %d slots, %ld padding", rows * cols, storage, unused);
+    fail_check(c, format_msg("%ld slots unused, expected %ld", unused, long(storage) - long(rows) * cols));
+  if (c.ok) c.detail = format_msg("%d elements -> %d slots, %ld padding", rows * cols, storage, unused);
   return c;
 }
 
 Check check_conflicts(std::string group, std::string name, const std::vector<std::vector<Access>>& instrs, Op op,
                       int declared) {
-  Check c = make(std::move(group), std::move(name));
+  Check c = make_check(std::move(group), std::move(name));
   c.declared = declared;
   c.measured = 0;
   long wf_total = 0;
@@ -108,27 +92,27 @@ Check check_conflicts(std::string group, std::string name, const std::vector<std
     wf_total += wf;
     if (ways > declared) {
       const Access& a0 = instrs[i].front();
-      fail(c, fmt("%s instruction %zu (lane %d at byte %lld, %d B) is %d-way, declared %d-way", op_name(op), i, a0.lane,
+      fail_check(c, format_msg("%s instruction %zu (lane %d at byte %lld, %d B) is %d-way, declared %d-way", op_name(op), i, a0.lane,
                   (long long)a0.byte_addr, a0.bytes, ways, declared));
     }
     c.measured = std::max(c.measured, ways);
     ++c.cases;
   }
-  if (c.measured != declared) fail(c, fmt("worst %d-way, declared %d-way", c.measured, declared));
-  if (c.ok) c.detail = fmt("%zu instr, %ld wavefronts", instrs.size(), wf_total);
+  if (c.measured != declared) fail_check(c, format_msg("worst %d-way, declared %d-way", c.measured, declared));
+  if (c.ok) c.detail = format_msg("%zu instr, %ld wavefronts", instrs.size(), wf_total);
   return c;
 }
 
 Check check_ldmatrix_fragment(std::string group, std::string name, int rows, int cols, int storage,
                               const TileOffset& store, const LaneOffset& addr, int num, bool trans,
                               const FragMap& expect, int* ways) {
-  Check c = make(std::move(group), std::move(name));
+  Check c = make_check(std::move(group), std::move(name));
   std::vector<uint16_t> smem(size_t(storage), kPoison16);
   for (int r = 0; r < rows; ++r)
     for (int col = 0; col < cols; ++col) {
       const int o = store(r, col);
       if (o < 0 || o >= storage) {
-        fail(c, fmt("store (%d, %d) -> %d, outside [0, %d)", r, col, o, storage));
+        fail_check(c, format_msg("store (%d, %d) -> %d, outside [0, %d)", r, col, o, storage));
         return c;
       }
       smem[size_t(o)] = uint16_t(r * cols + col);
@@ -138,7 +122,7 @@ Check check_ldmatrix_fragment(std::string group, std::string name, int rows, int
   uint32_t out[frag::kWarpSize][4] = {};
   const std::string err = frag::simulate_ldmatrix(smem.data(), smem.size(), offs, num, trans, out);
   if (!err.empty()) {
-    fail(c, err);
+    fail_check(c, err);
     return c;
   }
   if (ways) {
@@ -153,19 +137,19 @@ Check check_ldmatrix_fragment(std::string group, std::string name, int rows, int
         const uint16_t code = uint16_t(out[l][reg] >> (16 * half));
         const RowCol want = expect(l, reg, half);
         if (code == kPoison16) {
-          fail(c, fmt("lane %d reg %d half %d: unwritten slot, want (%d, %d)", l, reg, half, want.row, want.col));
+          fail_check(c, format_msg("lane %d reg %d half %d: unwritten slot, want (%d, %d)", l, reg, half, want.row, want.col));
           continue;
         }
         const RowCol got{code / cols, code % cols};
         if (!(got == want))
-          fail(c, fmt("lane %d reg %d half %d: got (%d, %d), want (%d, %d)", l, reg, half, got.row, got.col, want.row,
+          fail_check(c, format_msg("lane %d reg %d half %d: got (%d, %d), want (%d, %d)", l, reg, half, got.row, got.col, want.row,
                       want.col));
       }
   return c;
 }
 
 Check check_map_bijection(std::string name, int regs, int halves, int rows, int cols, const FragMap& map) {
-  Check c = make("model", std::move(name));
+  Check c = make_check("model", std::move(name));
   std::vector<int> hits(size_t(rows * cols), 0);
   for (int l = 0; l < frag::kWarpSize; ++l)
     for (int reg = 0; reg < regs; ++reg)
@@ -173,26 +157,26 @@ Check check_map_bijection(std::string name, int regs, int halves, int rows, int 
         const RowCol rc = map(l, reg, half);
         ++c.cases;
         if (rc.row < 0 || rc.row >= rows || rc.col < 0 || rc.col >= cols) {
-          fail(c, fmt("lane %d reg %d half %d -> (%d, %d), outside %dx%d", l, reg, half, rc.row, rc.col, rows, cols));
+          fail_check(c, format_msg("lane %d reg %d half %d -> (%d, %d), outside %dx%d", l, reg, half, rc.row, rc.col, rows, cols));
           continue;
         }
         if (hits[size_t(rc.row * cols + rc.col)]++)
-          fail(c, fmt("lane %d reg %d half %d -> (%d, %d), already held by another lane/reg", l, reg, half, rc.row,
+          fail_check(c, format_msg("lane %d reg %d half %d -> (%d, %d), already held by another lane/reg", l, reg, half, rc.row,
                       rc.col));
       }
-  if (c.ok && c.cases != long(rows) * cols) fail(c, fmt("%ld values for %d elements", c.cases, rows * cols));
+  if (c.ok && c.cases != long(rows) * cols) fail_check(c, format_msg("%ld values for %d elements", c.cases, rows * cols));
   return c;
 }
 
 Check check_map_equal(std::string name, int regs, int halves, const FragMap& got, const FragMap& want) {
-  Check c = make("model", std::move(name));
+  Check c = make_check("model", std::move(name));
   for (int l = 0; l < frag::kWarpSize; ++l)
     for (int reg = 0; reg < regs; ++reg)
       for (int half = 0; half < halves; ++half) {
         ++c.cases;
         const RowCol g = got(l, reg, half), w = want(l, reg, half);
         if (!(g == w))
-          fail(c, fmt("lane %d reg %d half %d: model (%d, %d), PTX table (%d, %d)", l, reg, half, g.row, g.col, w.row,
+          fail_check(c, format_msg("lane %d reg %d half %d: model (%d, %d), PTX table (%d, %d)", l, reg, half, g.row, g.col, w.row,
                       w.col));
       }
   return c;
@@ -266,7 +250,7 @@ struct GlobalTile {
   // The cp.async model: global chunk c (4 words) -> storage words bp_cp_async_dst_word(c) + 0..3.
   std::vector<uint32_t> copy_planes(bool skewed, int slack, std::string* err) const {
     std::vector<uint32_t> s(size_t(smem::bp_tile_words(TN, k, skewed) + slack), kPoison32);
-    if (word_base % 4 != 0) *err = fmt("tile source word %lld is not 16-byte aligned", (long long)word_base);
+    if (word_base % 4 != 0) *err = format_msg("tile source word %lld is not 16-byte aligned", (long long)word_base);
     for (int c = 0; c < smem::bp_cp_async_chunks(TN, k); ++c) {
       const int dst = smem::bp_cp_async_dst_word(c, k, skewed);
       for (int e = 0; e < 4; ++e) s[size_t(dst + e)] = words[size_t(word_base + 4 * c + e)];
@@ -282,7 +266,7 @@ struct GlobalTile {
 };
 
 std::string bp_name(const char* what, int TN, int k, bool skewed) {
-  return fmt("%s TN=%d k=%d %s", what, TN, k, skewed ? "skewed" : "plain");
+  return format_msg("%s TN=%d k=%d %s", what, TN, k, skewed ? "skewed" : "plain");
 }
 
 }  // namespace
@@ -294,11 +278,11 @@ Check check_bp_extraction(int TN, int k, bool skewed, const BpWordOffset& word_o
     const smem::BpSource s = smem::bfrag_bp_source(lane, reg, half, n0, k0);
     return RowCol{s.n, s.h * kBlockSize + s.j};
   };
-  Check c = make("bp_tile", bp_name("planes -> mma B index bits", TN, k, skewed));
+  Check c = make_check("bp_tile", bp_name("planes -> mma B index bits", TN, k, skewed));
   const GlobalTile g(TN, k, 1000u + uint32_t(TN * 10 + k) + (skewed ? 7u : 0u));
   std::string err;
   const std::vector<uint32_t> s = g.copy_planes(skewed, 0, &err);
-  if (!err.empty()) fail(c, err);
+  if (!err.empty()) fail_check(c, err);
   for (int n0 = 0; n0 < TN; n0 += 8)
     for (int k0 = 0; k0 < kTileK; k0 += 16)
       for (int l = 0; l < frag::kWarpSize; ++l)
@@ -313,7 +297,7 @@ Check check_bp_extraction(int TN, int k, bool skewed, const BpWordOffset& word_o
             for (int b = 0; b < k && !bad; ++b) {
               const int o = word_offset(src.row, src.col / kBlockSize, b);
               if (o < 0 || size_t(o) >= s.size()) {
-                fail(c, fmt("n0=%d k0=%d lane %d reg %d half %d: plane word %d outside [0, %zu)", n0, k0, l, reg, half,
+                fail_check(c, format_msg("n0=%d k0=%d lane %d reg %d half %d: plane word %d outside [0, %zu)", n0, k0, l, reg, half,
                             o, s.size()));
                 bad = true;
                 break;
@@ -322,19 +306,19 @@ Check check_bp_extraction(int TN, int k, bool skewed, const BpWordOffset& word_o
             }
             const int want = g.idx[size_t(n) * 64 + kk];
             if (!bad && got != want)
-              fail(c, fmt("n0=%d k0=%d lane %d reg %d half %d: B(k=%d, n=%d) got index %d (from n=%d kk=%d), want %d",
+              fail_check(c, format_msg("n0=%d k0=%d lane %d reg %d half %d: B(k=%d, n=%d) got index %d (from n=%d kk=%d), want %d",
                           n0, k0, l, reg, half, kk, n, got, src.row, src.col, want));
           }
   return c;
 }
 
 Check check_deq_chain(int TN, int k, bool skewed) {
-  Check c = make("chain", bp_name("planes -> dequant store -> ldmatrix B", TN, k, skewed));
+  Check c = make_check("chain", bp_name("planes -> dequant store -> ldmatrix B", TN, k, skewed));
   const GlobalTile g(TN, k, 2000u + uint32_t(TN * 10 + k) + (skewed ? 7u : 0u));
   std::string err;
   const std::vector<uint32_t> s = g.copy_planes(skewed, 0, &err);
   const std::vector<uint8_t> sa = g.copy_absmax();
-  if (!err.empty()) fail(c, err);
+  if (!err.empty()) fail_check(c, err);
   // Dequant-in-fetch: thread t owns block deq_thread_block(t); it writes code = absmax * 32 + idx,
   // as four 8-half (st.shared.v4) chunks at b_tile_offset(n, 32h + 8q).
   std::vector<uint16_t> bt(size_t(smem::b_tile_halves(TN)), kPoison16);
@@ -345,10 +329,10 @@ Check check_deq_chain(int TN, int k, bool skewed) {
     const int a = sa[size_t(smem::bp_absmax_offset(blk.n, blk.h))];
     for (int q = 0; q < 4; ++q) {
       const int base = smem::b_tile_offset(blk.n, 32 * blk.h + 8 * q);
-      if (base % 8 != 0) fail(c, fmt("thread %d chunk %d: store at half %d is not 16-byte aligned", t, q, base));
+      if (base % 8 != 0) fail_check(c, format_msg("thread %d chunk %d: store at half %d is not 16-byte aligned", t, q, base));
       for (int e = 0; e < 8; ++e) {
         if (smem::b_tile_offset(blk.n, 32 * blk.h + 8 * q + e) != base + e)
-          fail(c, fmt("thread %d chunk %d: halves not contiguous", t, q));
+          fail_check(c, format_msg("thread %d chunk %d: halves not contiguous", t, q));
         bt[size_t(base + e)] = uint16_t(a * 32 + unpack_index(planes, 8 * q + e, k));
       }
     }
@@ -362,7 +346,7 @@ Check check_deq_chain(int TN, int k, bool skewed) {
         uint32_t out[frag::kWarpSize][4] = {};
         const std::string e = frag::simulate_ldmatrix(bt.data(), bt.size(), offs, num, false, out);
         if (!e.empty()) {
-          fail(c, e);
+          fail_check(c, e);
           continue;
         }
         for (int l = 0; l < frag::kWarpSize; ++l)
@@ -374,7 +358,7 @@ Check check_deq_chain(int TN, int k, bool skewed) {
               const int want = g.amax[size_t(n) * 2 + kk / 32] * 32 + g.idx[size_t(n) * 64 + kk];
               const int got = uint16_t(out[l][reg] >> (16 * half));
               if (got != want)
-                fail(c, fmt("x%d n0=%d k0=%d lane %d reg %d half %d: B(k=%d, n=%d) got absmax %d idx %d, want %d %d", num,
+                fail_check(c, format_msg("x%d n0=%d k0=%d lane %d reg %d half %d: B(k=%d, n=%d) got absmax %d idx %d, want %d %d", num,
                             n0, k0, l, reg, half, kk, n, got / 32, got % 32, want / 32, want % 32));
             }
       }
@@ -416,11 +400,11 @@ void model_checks(std::vector<Check>& out) {
                                 [](int l, int r, int h) { return ptx_c(l, 2 * r + h); }));
   for (bool trans : {false, true}) {
     const char* tn = trans ? " .trans" : "";
-    out.push_back(check_map_bijection(fmt("ldmatrix%s map covers 8x8 once", tn), 1, 2, 8, 8,
+    out.push_back(check_map_bijection(format_msg("ldmatrix%s map covers 8x8 once", tn), 1, 2, 8, 8,
                                       [trans](int l, int, int h) { return frag::ldmatrix_elem(l, h, trans); }));
     // The PTX figure's ownership rule: element (row, col) of a matrix goes to lane 4*row + col/2,
     // half col%2 (transposed: lane 4*col + row/2, half row%2).
-    out.push_back(check_map_equal(fmt("ldmatrix%s == PTX ownership rule", tn), 1, 2,
+    out.push_back(check_map_equal(format_msg("ldmatrix%s == PTX ownership rule", tn), 1, 2,
                                   [trans](int l, int, int h) { return frag::ldmatrix_elem(l, h, trans); },
                                   [trans](int l, int, int h) {
                                     for (int r = 0; r < 8; ++r)
@@ -431,13 +415,13 @@ void model_checks(std::vector<Check>& out) {
                                       }
                                     return RowCol{-1, -1};
                                   }));
-    Check inv = make("model", fmt("ldmatrix%s dst_lane/dst_half invert the map", tn));
+    Check inv = make_check("model", format_msg("ldmatrix%s dst_lane/dst_half invert the map", tn));
     for (int r = 0; r < 8; ++r)
       for (int col = 0; col < 8; ++col) {
         ++inv.cases;
         const int l = frag::ldmatrix_dst_lane(r, col, trans), h = frag::ldmatrix_dst_half(r, col, trans);
         if (!(frag::ldmatrix_elem(l, h, trans) == RowCol{r, col}))
-          fail(inv, fmt("(%d, %d) -> lane %d half %d, which holds something else", r, col, l, h));
+          fail_check(inv, format_msg("(%d, %d) -> lane %d half %d, which holds something else", r, col, l, h));
       }
     out.push_back(inv);
   }
@@ -450,26 +434,26 @@ std::vector<Check> check_a_tile(int TM, const TileOffset& offset_in, const LdsmO
   const TileOffset offset = offset_in ? offset_in : TileOffset(smem::a_tile_offset);
   const LdsmOffset ldsm = ldsm_in ? ldsm_in : LdsmOffset(smem::a_ldmatrix_x4_offset);
   const int S = smem::a_tile_halves(TM);
-  out.push_back(check_tile_bijection("a_tile", fmt("layout TM=%d", TM), TM, kTileK, S, offset));
+  out.push_back(check_tile_bijection("a_tile", format_msg("layout TM=%d", TM), TM, kTileK, S, offset));
   // cp.async fill: thread i copies 16-byte chunk i of the row-major global tile.
-  Check whole = make("a_tile", fmt("cp.async chunks whole, aligned TM=%d", TM));
+  Check whole = make_check("a_tile", format_msg("cp.async chunks whole, aligned TM=%d", TM));
   std::vector<std::vector<Access>> fill;
   for (int c0 = 0; c0 < TM * 8; c0 += 32) {
     std::vector<Access> in;
     for (int l = 0; l < 32 && c0 + l < TM * 8; ++l) {
       const int c = c0 + l, dst = smem::a_cp_async_chunk_offset(c);
       ++whole.cases;
-      if (dst % 8) fail(whole, fmt("chunk %d -> half %d, not 16-byte aligned", c, dst));
+      if (dst % 8) fail_check(whole, format_msg("chunk %d -> half %d, not 16-byte aligned", c, dst));
       for (int e = 0; e < 8; ++e)
         if (offset(c / 8, (c % 8) * 8 + e) != dst + e)
-          fail(whole, fmt("chunk %d element %d is not at dst + %d", c, e, e));
+          fail_check(whole, format_msg("chunk %d element %d is not at dst + %d", c, e, e));
       in.push_back({l, int64_t(dst) * 2, 16});
     }
     fill.push_back(std::move(in));
   }
   out.push_back(whole);
-  out.push_back(check_conflicts("a_tile", fmt("cp.async 16B fill TM=%d", TM), fill, Op::cp_async, 1));
-  Check fr = make("a_tile", fmt("ldmatrix.x4 -> mma A fragment TM=%d", TM));
+  out.push_back(check_conflicts("a_tile", format_msg("cp.async 16B fill TM=%d", TM), fill, Op::cp_async, 1));
+  Check fr = make_check("a_tile", format_msg("ldmatrix.x4 -> mma A fragment TM=%d", TM));
   fr.declared = 1;
   fr.measured = 0;
   for (int m0 = 0; m0 < TM; m0 += 16)
@@ -483,11 +467,11 @@ std::vector<Check> check_a_tile(int TM, const TileOffset& offset_in, const LdsmO
           },
           &ways);
       Check tagged = one;
-      if (!one.ok) tagged.detail = fmt("m0=%d k0=%d: %s", m0, k0, one.detail.c_str());
+      if (!one.ok) tagged.detail = format_msg("m0=%d k0=%d: %s", m0, k0, one.detail.c_str());
       tagged.measured = ways;
       merge(fr, tagged);
     }
-  if (fr.measured != fr.declared) fail(fr, fmt("ldmatrix phases %d-way, declared 1-way", fr.measured));
+  if (fr.measured != fr.declared) fail_check(fr, format_msg("ldmatrix phases %d-way, declared 1-way", fr.measured));
   out.push_back(fr);
   return out;
 }
@@ -498,9 +482,9 @@ std::vector<Check> check_b_tile(int TN, const TileOffset& offset_in, const LdsmO
   const LdsmOffset x2 = x2_in ? x2_in : LdsmOffset(smem::b_ldmatrix_x2_offset);
   const LdsmOffset x4 = x4_in ? x4_in : LdsmOffset(smem::b_ldmatrix_x4_offset);
   const int S = smem::b_tile_halves(TN);
-  out.push_back(check_tile_bijection("b_tile", fmt("layout TN=%d", TN), TN, kTileK, S, offset));
+  out.push_back(check_tile_bijection("b_tile", format_msg("layout TN=%d", TN), TN, kTileK, S, offset));
   // Dequant store: 2 TN threads, thread t -> block (n, h), four st.shared.v4 (j = 0..3).
-  Check cover = make("b_tile", fmt("dequant store covers tile once TN=%d", TN));
+  Check cover = make_check("b_tile", format_msg("dequant store covers tile once TN=%d", TN));
   std::vector<int> hits(size_t(S), 0);
   std::vector<std::vector<Access>> stores;
   for (int w0 = 0; w0 < 2 * TN; w0 += 32)
@@ -512,19 +496,19 @@ std::vector<Check> check_b_tile(int TN, const TileOffset& offset_in, const LdsmO
         for (int e = 0; e < 8; ++e) {
           const int o = offset(blk.n, 32 * blk.h + 8 * j + e);
           ++cover.cases;
-          if (o != dst + e) fail(cover, fmt("thread %d chunk %d: element %d not contiguous", w0 + l, j, e));
-          if (o < 0 || o >= S) fail(cover, fmt("thread %d chunk %d: offset %d out of bounds", w0 + l, j, o));
-          else if (hits[size_t(o)]++) fail(cover, fmt("thread %d chunk %d: offset %d written twice", w0 + l, j, o));
+          if (o != dst + e) fail_check(cover, format_msg("thread %d chunk %d: element %d not contiguous", w0 + l, j, e));
+          if (o < 0 || o >= S) fail_check(cover, format_msg("thread %d chunk %d: offset %d out of bounds", w0 + l, j, o));
+          else if (hits[size_t(o)]++) fail_check(cover, format_msg("thread %d chunk %d: offset %d written twice", w0 + l, j, o));
         }
         in.push_back({l, int64_t(dst) * 2, 16});
       }
       stores.push_back(std::move(in));
     }
-  if (std::count(hits.begin(), hits.end(), 0) != 0) fail(cover, "some tile elements are never written");
+  if (std::count(hits.begin(), hits.end(), 0) != 0) fail_check(cover, "some tile elements are never written");
   out.push_back(cover);
-  out.push_back(check_conflicts("b_tile", fmt("dequant st.shared.v4 TN=%d", TN), stores, Op::st_shared, 1));
+  out.push_back(check_conflicts("b_tile", format_msg("dequant st.shared.v4 TN=%d", TN), stores, Op::st_shared, 1));
   for (int num : {2, 4}) {
-    Check fr = make("b_tile", fmt("ldmatrix.x%d -> mma B fragment TN=%d", num, TN));
+    Check fr = make_check("b_tile", format_msg("ldmatrix.x%d -> mma B fragment TN=%d", num, TN));
     fr.declared = 1;
     fr.measured = 0;
     for (int n0 = 0; n0 < TN; n0 += 4 * num)
@@ -538,11 +522,11 @@ std::vector<Check> check_b_tile(int TN, const TileOffset& offset_in, const LdsmO
               return RowCol{n0 + kn.col + 8 * (r >> 1), k0 + kn.row};
             },
             &ways);
-        if (!one.ok) one.detail = fmt("n0=%d k0=%d: %s", n0, k0, one.detail.c_str());
+        if (!one.ok) one.detail = format_msg("n0=%d k0=%d: %s", n0, k0, one.detail.c_str());
         one.measured = ways;
         merge(fr, one);
       }
-    if (fr.measured != fr.declared) fail(fr, fmt("ldmatrix phases %d-way, declared 1-way", fr.measured));
+    if (fr.measured != fr.declared) fail_check(fr, format_msg("ldmatrix phases %d-way, declared 1-way", fr.measured));
     out.push_back(fr);
   }
   return out;
@@ -555,19 +539,19 @@ std::vector<Check> check_bp_tile(int TN, int k, bool skewed, const BpWordOffset&
       wo_in ? wo_in : BpWordOffset([=](int n, int h, int b) { return smem::bp_word_offset(n, h, b, k, skewed); });
   out.push_back(check_tile_bijection("bp_tile", bp_name("layout", TN, k, skewed), TN, 2 * k, S,
                                      [&](int n, int hb) { return wo(n, hb / k, hb % k); }));
-  Check whole = make("bp_tile", bp_name("cp.async chunks whole, aligned", TN, k, skewed));
+  Check whole = make_check("bp_tile", bp_name("cp.async chunks whole, aligned", TN, k, skewed));
   std::vector<std::vector<Access>> fill;
   const int chunks = smem::bp_cp_async_chunks(TN, k);
-  if (chunks * 4 != TN * 2 * k) fail(whole, "chunks do not tile the k-tile");
+  if (chunks * 4 != TN * 2 * k) fail_check(whole, "chunks do not tile the k-tile");
   for (int c0 = 0; c0 < chunks; c0 += 32) {
     std::vector<Access> in;
     for (int l = 0; l < 32 && c0 + l < chunks; ++l) {
       const int c = c0 + l, dst = smem::bp_cp_async_dst_word(c, k, skewed);
       ++whole.cases;
-      if (dst % 4) fail(whole, fmt("chunk %d -> word %d, not 16-byte aligned", c, dst));
+      if (dst % 4) fail_check(whole, format_msg("chunk %d -> word %d, not 16-byte aligned", c, dst));
       for (int e = 0; e < 4; ++e) {
         const int w = 4 * c + e, n = w / (2 * k), h = (w % (2 * k)) / k, b = w % k;
-        if (wo(n, h, b) != dst + e) fail(whole, fmt("chunk %d word %d: layout puts (n=%d h=%d b=%d) elsewhere", c, e, n, h, b));
+        if (wo(n, h, b) != dst + e) fail_check(whole, format_msg("chunk %d word %d: layout puts (n=%d h=%d b=%d) elsewhere", c, e, n, h, b));
       }
       in.push_back({l, int64_t(dst) * 4, 16});
     }
@@ -591,17 +575,17 @@ std::vector<Check> check_bp_tile(int TN, int k, bool skewed, const BpWordOffset&
                                 bp_block_read_instrs(TN, k, 4, wo), Op::ld_shared, smem::bp_block_read_ways(k, 4)));
   const int vb = smem::bp_block_read_vector_bytes(k);
   if (vb > 4) {
-    Check al = make("bp_tile", bp_name(fmt("dequant %d-byte vector loads aligned", vb).c_str(), TN, k, skewed));
+    Check al = make_check("bp_tile", bp_name(format_msg("dequant %d-byte vector loads aligned", vb).c_str(), TN, k, skewed));
     for (int n = 0; n < TN; ++n)
       for (int h = 0; h < 2; ++h)
         for (int b0 = 0; b0 < k; b0 += vb / 4) {
           ++al.cases;
-          if ((wo(n, h, b0) * 4) % vb) fail(al, fmt("block (%d, %d) plane %d at word %d", n, h, b0, wo(n, h, b0)));
+          if ((wo(n, h, b0) * 4) % vb) fail_check(al, format_msg("block (%d, %d) plane %d at word %d", n, h, b0, wo(n, h, b0)));
           for (int e = 1; e < vb / 4; ++e)
-            if (wo(n, h, b0 + e) != wo(n, h, b0) + e) fail(al, fmt("block (%d, %d) planes not contiguous", n, h));
+            if (wo(n, h, b0 + e) != wo(n, h, b0) + e) fail_check(al, format_msg("block (%d, %d) planes not contiguous", n, h));
         }
     out.push_back(al);
-    out.push_back(check_conflicts("bp_tile", bp_name(fmt("dequant ld.shared.v%d (thread t: block t)", vb / 4).c_str(), TN, k, skewed),
+    out.push_back(check_conflicts("bp_tile", bp_name(format_msg("dequant ld.shared.v%d (thread t: block t)", vb / 4).c_str(), TN, k, skewed),
                                   bp_block_read_instrs(TN, k, vb, wo), Op::ld_shared, smem::bp_block_read_ways(k, vb)));
   }
   out.push_back(check_bp_extraction(TN, k, skewed, wo));
@@ -613,17 +597,17 @@ namespace {
 
 void absmax_checks(std::vector<Check>& out, int TN) {
   const int S = smem::bp_absmax_bytes(TN);
-  out.push_back(check_tile_bijection("absmax", fmt("layout TN=%d", TN), TN, 2, S, smem::bp_absmax_offset));
+  out.push_back(check_tile_bijection("absmax", format_msg("layout TN=%d", TN), TN, 2, S, smem::bp_absmax_offset));
   std::vector<std::vector<Access>> fill(1);
   for (int c = 0; c < S / 16; ++c) fill[0].push_back({c, int64_t(16) * c, 16});
-  out.push_back(check_conflicts("absmax", fmt("cp.async 16B fill TN=%d", TN), fill, Op::cp_async, 1));
+  out.push_back(check_conflicts("absmax", format_msg("cp.async 16B fill TN=%d", TN), fill, Op::cp_async, 1));
   std::vector<std::vector<Access>> fill4;
   for (int w0 = 0; w0 < S / 4; w0 += 32) {
     std::vector<Access> in;
     for (int l = 0; l < 32 && w0 + l < S / 4; ++l) in.push_back({l, int64_t(4) * (w0 + l), 4});
     fill4.push_back(std::move(in));
   }
-  out.push_back(check_conflicts("absmax", fmt("cp.async 4B fill TN=%d", TN), fill4, Op::cp_async, 1));
+  out.push_back(check_conflicts("absmax", format_msg("cp.async 4B fill TN=%d", TN), fill4, Op::cp_async, 1));
   std::vector<std::vector<Access>> fr, br;
   for (int n0 = 0; n0 < TN; n0 += 8)
     for (int h = 0; h < 2; ++h) {
@@ -639,8 +623,8 @@ void absmax_checks(std::vector<Check>& out, int TN) {
     }
     br.push_back(std::move(in));
   }
-  out.push_back(check_conflicts("absmax", fmt("MMA-loop ld.shared.u8 TN=%d", TN), fr, Op::ld_shared, 1));
-  out.push_back(check_conflicts("absmax", fmt("dequant ld.shared.u8 TN=%d", TN), br, Op::ld_shared, 1));
+  out.push_back(check_conflicts("absmax", format_msg("MMA-loop ld.shared.u8 TN=%d", TN), fr, Op::ld_shared, 1));
+  out.push_back(check_conflicts("absmax", format_msg("dequant ld.shared.u8 TN=%d", TN), br, Op::ld_shared, 1));
 }
 
 }  // namespace
@@ -656,6 +640,18 @@ std::vector<Check> run_cpu_checks() {
       for (bool skewed : {false, true}) add(check_bp_tile(TN, k, skewed));
   for (int TN : {64, 128}) absmax_checks(out, TN);
   return out;
+}
+
+Check make_check(std::string group, std::string name) {
+  Check c;
+  c.group = std::move(group);
+  c.name = std::move(name);
+  c.ok = true;
+  return c;
+}
+void fail_check(Check& c, std::string why) {
+  if (c.ok) c.detail = std::move(why);
+  c.ok = false;
 }
 
 }  // namespace kbit::fragcheck

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,17 @@ struct Check {
   long cases = 0;         // elements / instructions / phases examined
   std::string detail;     // first failure (lane, register, half, got, want) or a short summary
 };
+
+// Building blocks of a check, shared by the CPU checks (fragcheck.cpp) and the GPU probes
+// (apps/kbit-fragcheck/probe.cu).
+Check make_check(std::string group, std::string name);  // ok until fail_check
+void fail_check(Check& c, std::string why);             // keeps the first failure's detail
+template <class... Args>
+std::string format_msg(const char* f, Args... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, f, args...);
+  return buf;
+}
 
 // ---- bank-conflict model --------------------------------------------------------------------
 // One lane's part of one warp-wide shared-memory instruction.
