@@ -153,7 +153,9 @@ CompareResult compare_rows(const std::vector<Row>& a, const std::vector<Row>& b,
 struct RunInfo {
   std::string tool_version = "kbit-bench/1";
   std::string git_commit, started_utc, device, driver, cuda_runtime;
-  int sm_clock_mhz = 0, mem_clock_mhz = 0;
+  int sm_clock_mhz = 0, mem_clock_mhz = 0;  // the device's nominal (maximum) clocks
+  // Live clocks as nvidia-smi reads them before the first and after the last row ("" without it).
+  std::string clocks_start, clocks_end;
   int64_t l2_bytes = 0;
   double read_gbps = 0;      // measured at start
   bool hot = false, quick = false;

@@ -1,4 +1,4 @@
-// NOT YET RUN ON A GPU: compiled only. See docs/kbit-bench.md for the method this implements.
+// kbit-bench's GPU runner. See docs/kbit-bench.md for the method this implements.
 #include "gpu_runner.h"
 
 #include <cublas_v2.h>
@@ -87,6 +87,7 @@ struct GpuBench::Impl {
   verify::HostWeights hw;
   std::vector<std::unique_ptr<Buf>> packed, absmax;  // copies; [0] is the original
   Buf cb, wf16, wbf16, w32, wabs, wsq;
+  std::vector<std::unique_ptr<Buf>> fcopies[2];      // extra copies of wf16 [0] / wbf16 [1] (baselines)
   // Shape and M: routings (one per rotation shift), activations.
   std::string mkey;
   int64_t rows = 0;
@@ -106,6 +107,8 @@ struct GpuBench::Impl {
     refs.clear();
     packed.clear();
     absmax.clear();
+    fcopies[0].clear();
+    fcopies[1].clear();
     hw = verify::make_random_weights(bits, s.E, s.N, s.K, verify::derive_seed(o.seed, k), o.threads);
     packed.push_back(std::make_unique<Buf>(hw.packed.size() * 4));
     absmax.push_back(std::make_unique<Buf>(hw.absmax.size()));
@@ -148,6 +151,28 @@ struct GpuBench::Impl {
       ok(cudaMemcpy(absmax.back()->p, absmax[0]->p, hw.absmax.size(), cudaMemcpyDeviceToDevice), "copy");
     }
     return want;
+  }
+
+  // The dense fp16/bf16 weight and copies of it, enough that a rotation reads > 4x L2 like the
+  // kbit rows (hot: the one weight); the copy budget caps them and the note says so.
+  std::vector<const void*> baseline_weights(Precision p, double weight_bytes, std::string* note) {
+    const Buf& w0 = p == Precision::bf16 ? wbf16 : wf16;
+    std::vector<const void*> out{w0.p};
+    if (o.hot) return out;
+    size_t want = size_t(std::ceil(4 * double(prop.l2CacheSize) / std::max(weight_bytes, 1.0)));
+    const size_t cap = std::max<size_t>(1, size_t(double(o.copy_budget_bytes) / std::max(weight_bytes, 1.0)));
+    if (want > cap) {
+      *note += "fp16 weight copies capped at " + std::to_string(cap) + " by the memory budget (rotation < 4x L2); ";
+      want = cap;
+    }
+    auto& v = fcopies[p == Precision::bf16 ? 1 : 0];
+    const size_t bytes = size_t(weight_bytes);
+    while (v.size() + 1 < want) {
+      v.push_back(std::make_unique<Buf>(bytes));
+      ok(cudaMemcpy(v.back()->p, w0.p, bytes, cudaMemcpyDeviceToDevice), "copy fp16 weights");
+    }
+    for (size_t i = 0; i + 1 < want; ++i) out.push_back(v[i]->p);
+    return out;
   }
 
   void ensure_m(const verify::GemmShape& s, int64_t M) {
@@ -323,6 +348,10 @@ GpuBench::GpuBench(GpuOptions o) : impl_(std::make_unique<Impl>()) {
   ok(cublasSetStream(m.cublas, m.stream), "cublasSetStream");
   // An explicit workspace so cuBLAS allocates nothing during graph capture.
   ok(cublasSetWorkspace(m.cublas, m.cublas_ws.p, m.cublas_ws.n), "cublasSetWorkspace");
+  // Copies must leave room for everything else: at most a third of the free memory.
+  size_t freeb = 0, totalb = 0;
+  ok(cudaMemGetInfo(&freeb, &totalb), "cudaMemGetInfo");
+  m.o.copy_budget_bytes = std::min<int64_t>(m.o.copy_budget_bytes, int64_t(freeb / 3));
 }
 
 GpuBench::~GpuBench() {
@@ -387,20 +416,27 @@ Row GpuBench::run(const PlannedCase& c) {
     size_t min_launches = 1;
     if (r.kind == "baseline") {
       r.verify = "ref";
+      (void)m.reference(c.dtype);  // uploads this dtype's activations (the kbit rows use the same)
       const void* W = p == Precision::bf16 ? m.wbf16.p : m.wf16.p;
       const void* A = p == Precision::bf16 ? m.abf.p : m.a16.p;
-      // Dense fp16/bf16 weights: one set; cold when it alone exceeds 4x L2, else rotation over
-      // MoE routing shifts only (dense baselines of small shapes are L2-warm: noted).
-      const double wb = t.weight_bytes;
-      if (!m.o.hot && !s.moe && wb < 4.0 * m.prop.l2CacheSize) r.note += "fp16 weights not rotated (fit in 4x L2); ";
       r.copies = 1;
       if (c.kernel == "cublas_f16" || c.kernel == "cublas_bf16") {
-        if (s.moe) r.note += "all routed rows against expert 0 (a dense GEMM of the same size); ";
-        launch = [&, A, W](size_t) {
+        // Dense: rotated copies of the fp16/bf16 weight, as cold as the kbit rows. MoE: all routed
+        // rows against one expert's weight (a dense GEMM of the same size), rotating over experts.
+        std::vector<const void*> ws;
+        if (s.moe) {
+          r.note += "all routed rows against one expert (a dense GEMM of the same size), rotating over the experts; ";
+          for (int64_t e = 0; e < s.E; ++e) ws.push_back(static_cast<const char*>(W) + size_t(e * s.N * s.K) * 2);
+        } else {
+          ws = m.baseline_weights(p, t.weight_bytes, &r.note);
+        }
+        r.copies = int(ws.size());
+        min_launches = ws.size();
+        launch = [&, A, ws](size_t i) {
           const float one = 1, zero = 0;
-          ok(cublasGemmEx(m.cublas, CUBLAS_OP_T, CUBLAS_OP_N, int(s.N), int(m.rows), int(s.K), &one, W, ctype(p),
-                          int(s.K), A, ctype(p), int(s.K), &zero, m.C.p, ctype(p), int(s.N), CUBLAS_COMPUTE_32F,
-                          CUBLAS_GEMM_DEFAULT),
+          ok(cublasGemmEx(m.cublas, CUBLAS_OP_T, CUBLAS_OP_N, int(s.N), int(m.rows), int(s.K), &one, ws[i % ws.size()],
+                          ctype(p), int(s.K), A, ctype(p), int(s.K), &zero, m.C.p, ctype(p), int(s.N),
+                          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
              "cublasGemmEx");
         };
         ok(cublasSetMathMode(m.cublas, CUBLAS_DEFAULT_MATH), "math");

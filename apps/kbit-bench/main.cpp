@@ -1,5 +1,4 @@
 // kbit-bench: shape sweeps of the kbit kernels against cuBLAS (docs/kbit-bench.md).
-// NOT YET RUN ON A GPU: built and CPU-tested (kbit_bench_core) only.
 #include <unistd.h>
 
 #include <chrono>
@@ -24,6 +23,19 @@ namespace {
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);
   if (!f || !(f << text)) throw std::runtime_error("cannot write " + path);
+}
+// Live clocks, power and temperature of GPU 0 as nvidia-smi reads them now ("" without nvidia-smi).
+std::string live_clocks() {
+  std::string out;
+  if (FILE* p = popen("nvidia-smi -i 0 --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active"
+                      " --format=csv,noheader 2>/dev/null", "r")) {
+    char b[256] = {0};
+    if (std::fgets(b, sizeof b, p)) out = b;
+    pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  if (out.empty()) return out;
+  return "SM, memory, power, temperature, throttle reasons: " + out;
 }
 Report read_report(const std::string& path) {
   std::ifstream f(path);
@@ -55,6 +67,8 @@ int main(int argc, char** argv) {
   app.add_option("--csv", csv, "CSV report");
   app.add_option("--json", json, "JSON report (schema kbit-bench/1)");
   app.add_option("--svg-dir", svg_dir, "directory for SVG charts");
+  std::string commit;
+  app.add_option("--git-commit", commit, "commit to record (default: git rev-parse HEAD of the source tree)");
   std::string ca, cb;
   double threshold = 0.02;
   bool all_rows = false;
@@ -103,7 +117,8 @@ int main(int argc, char** argv) {
       char b[32];
       std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
       rep.info.started_utc = b;
-      if (FILE* p = popen("git -C " KBIT_DATA_DIR "/.. rev-parse HEAD 2>/dev/null", "r")) {
+      rep.info.git_commit = commit;
+      if (FILE* p = commit.empty() ? popen("git -C " KBIT_DATA_DIR "/.. rev-parse HEAD 2>/dev/null", "r") : nullptr) {
         char h[64] = {0};
         if (std::fgets(h, sizeof h, p)) rep.info.git_commit = std::string(h).substr(0, 40);
         pclose(p);
@@ -112,6 +127,7 @@ int main(int argc, char** argv) {
     rep.info.read_gbps = bench.measure_read_gbps();
     std::printf("%s, L2 %.1f MB, measured read bandwidth %.0f GB/s%s\n", rep.info.device.c_str(),
                 rep.info.l2_bytes / 1e6, rep.info.read_gbps, g.hot ? ", HOT weights" : "");
+    rep.info.clocks_start = live_clocks();
     const bool tty = isatty(STDOUT_FILENO);
     const auto t0 = std::chrono::steady_clock::now();
     for (size_t i = 0; i < plan.size(); ++i) {
@@ -129,6 +145,7 @@ int main(int argc, char** argv) {
       rep.rows.push_back(std::move(r));
     }
     if (tty) std::printf("\r\x1b[K");
+    rep.info.clocks_end = live_clocks();
     fill_ratios(rep.rows);
     rep.totals = make_totals(rep.rows);
     std::cout << format_table(rep);

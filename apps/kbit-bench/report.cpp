@@ -52,8 +52,10 @@ std::string format_markdown(const Report& rep) {
   const RunInfo& i = rep.info;
   std::string out = "# kbit-bench results\n\n";
   out += "- device: " + i.device + " (driver " + i.driver + ", CUDA runtime " + i.cuda_runtime + ")\n";
-  out += "- clocks as read: SM " + std::to_string(i.sm_clock_mhz) + " MHz, memory " + std::to_string(i.mem_clock_mhz) +
+  out += "- nominal clocks: SM " + std::to_string(i.sm_clock_mhz) + " MHz, memory " + std::to_string(i.mem_clock_mhz) +
          " MHz; L2 " + fmt("%.1f", double(i.l2_bytes) / 1e6) + " MB\n";
+  out += "- clocks as read (nvidia-smi) before the first row: " + (i.clocks_start.empty() ? "n/a" : i.clocks_start) +
+         "; after the last: " + (i.clocks_end.empty() ? "n/a" : i.clocks_end) + "\n";
   out += "- measured read bandwidth: " + fmt("%.0f", i.read_gbps) + " GB/s\n";
   out += "- git commit: " + i.git_commit + "; started " + i.started_utc + "\n";
   out += "- weights: " + std::string(i.hot ? "**HOT** (one copy)" : "cold (copies rotated past 4x L2)") + "; " +
