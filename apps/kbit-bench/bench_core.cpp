@@ -378,7 +378,8 @@ nlohmann::json to_json(const Report& rep) {
               {"device", i.device}, {"driver", i.driver}, {"cuda_runtime", i.cuda_runtime},
               {"sm_clock_mhz", i.sm_clock_mhz}, {"mem_clock_mhz", i.mem_clock_mhz}, {"l2_bytes", i.l2_bytes},
               {"read_gbps", i.read_gbps}, {"hot", i.hot}, {"quick", i.quick}, {"replays", i.replays},
-              {"command_line", i.command_line}, {"clocks_start", i.clocks_start}, {"clocks_end", i.clocks_end}};
+              {"command_line", i.command_line}, {"clocks_start", i.clocks_start}, {"clocks_end", i.clocks_end},
+              {"planned", i.planned}, {"interrupted", i.interrupted}};
   j["rows"] = nlohmann::json::array();
   for (const Row& r : rep.rows) j["rows"].push_back(to_json(r));
   j["totals"] = nlohmann::json::array();
@@ -412,6 +413,8 @@ Report report_from_json(const nlohmann::json& j) {
     i.command_line = r.value("command_line", std::string());
     i.clocks_start = r.value("clocks_start", std::string());
     i.clocks_end = r.value("clocks_end", std::string());
+    i.planned = r.value("planned", 0);
+    i.interrupted = r.value("interrupted", false);
   }
   for (const auto& r : j.at("rows")) rep.rows.push_back(row_from_json(r));
   if (j.contains("totals"))

@@ -161,6 +161,8 @@ struct RunInfo {
   bool hot = false, quick = false;
   int replays = 0;
   std::string command_line;
+  int planned = 0;           // configurations in the plan
+  bool interrupted = false;  // SIGINT/SIGTERM: only the rows before the signal (a partial report)
 };
 struct Report {
   RunInfo info;

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -20,9 +21,17 @@
 using namespace kbit::bench;
 
 namespace {
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void on_signal(int) { g_stop = 1; }
+
+// Written to PATH.tmp and renamed, so a report on disk is always whole.
 void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f || !(f << text)) throw std::runtime_error("cannot write " + path);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!f || !(f << text) || !f.flush()) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
 }
 // Live clocks, power and temperature of GPU 0 as nvidia-smi reads them now ("" without nvidia-smi).
 std::string live_clocks() {
@@ -128,9 +137,19 @@ int main(int argc, char** argv) {
     std::printf("%s, L2 %.1f MB, measured read bandwidth %.0f GB/s%s\n", rep.info.device.c_str(),
                 rep.info.l2_bytes / 1e6, rep.info.read_gbps, g.hot ? ", HOT weights" : "");
     rep.info.clocks_start = live_clocks();
+    rep.info.planned = int(plan.size());
+    // Ctrl-C / SIGTERM (e.g. timeout): finish the current row, then report the rows so far as partial.
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
     const bool tty = isatty(STDOUT_FILENO);
     const auto t0 = std::chrono::steady_clock::now();
     for (size_t i = 0; i < plan.size(); ++i) {
+      if (g_stop) {
+        rep.info.interrupted = true;
+        std::fprintf(stderr, "\nkbit-bench: interrupted after %zu of %zu configurations; writing a partial report\n", i,
+                     plan.size());
+        break;
+      }
       const PlannedCase& c = plan[i];
       const std::string label = c.shape->label() + " M=" + std::to_string(c.M) + " " + c.kernel +
                                 (c.bits ? " k=" + std::to_string(c.bits) + " " + c.dtype : "");
@@ -159,6 +178,7 @@ int main(int argc, char** argv) {
     int fails = 0;
     for (const Row& r : rep.rows) fails += r.verify == "FAIL" || r.verify == "error";
     if (fails) std::fprintf(stderr, "kbit-bench: %d row(s) failed verification or errored\n", fails);
+    if (rep.info.interrupted) return 130;
     return fails ? 2 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kbit-bench: %s\n", e.what());
