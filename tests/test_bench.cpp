@@ -174,9 +174,10 @@ TEST_CASE("bench sweep plan from the catalogue") {
   o.dtypes = {"f16"};
   auto plan = plan_sweep(cat, o);
   REQUIRE(!plan.empty());
-  int moe_loop = 0, gemv = 0, v0 = 0, non_block = 0;
+  int moe_loop = 0, moe_dense = 0, gemv = 0, v0 = 0, non_block = 0;
   for (const auto& c : plan) {
     if (c.kernel == "cublas_loop_f16") ++moe_loop;
+    if (c.shape->moe && (c.kernel == "cublas_f16" || c.kernel == "cublas_bf16")) ++moe_dense;
     if (c.kernel == "gemv") {
       ++gemv;
       CHECK(c.M <= 4);
@@ -189,6 +190,7 @@ TEST_CASE("bench sweep plan from the catalogue") {
     CHECK(c.shape->model == "qwen3-coder-next");
   }
   CHECK(moe_loop == 2 * 2);  // two MoE block shapes (gate_up, down) x two M
+  CHECK(moe_dense == 0);     // MoE shapes compare with the per-expert loop and grouped GEMM only
   CHECK(gemv > 0);
   CHECK(v0 > 0);
   CHECK(non_block == 0);

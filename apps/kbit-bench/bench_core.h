@@ -57,6 +57,7 @@ struct Row {
   int copies = 0;            // weight copies rotated
   int launches = 0;          // launches captured per graph
   Stats us;                  // per-launch µs over replays (n = 0: not timed)
+  double wall_ms = 0;        // host wall time of the whole row (verification, capture, replays)
   double bytes = 0, flop = 0;
   // derived (fill_derived)
   double gbps = 0, pct_bw = 0, tflops = 0;

@@ -175,6 +175,14 @@ struct GpuBench::Impl {
     return out;
   }
 
+  // Launches per graph so that one pass of the rotation reads > 4x L2 (at least 1, at most the
+  // distinct (copy, routing) combinations available).
+  size_t launches_for(double bytes_per_launch, size_t available) const {
+    if (o.hot) return 1;
+    const size_t need = size_t(std::ceil(4 * double(prop.l2CacheSize) / std::max(bytes_per_launch, 1.0)));
+    return std::max<size_t>(1, std::min(need, available));
+  }
+
   void ensure_m(const verify::GemmShape& s, int64_t M) {
     const std::string k = wkey + "|" + std::to_string(M);
     if (k == mkey) return;
@@ -420,16 +428,12 @@ Row GpuBench::run(const PlannedCase& c) {
       const void* W = p == Precision::bf16 ? m.wbf16.p : m.wf16.p;
       const void* A = p == Precision::bf16 ? m.abf.p : m.a16.p;
       r.copies = 1;
+      // MoE: the shifted routings read other experts; count only their union per launch.
+      const double fp_set = double(s.E * s.N * s.K) * 2;
+      const double fp_per_launch = std::min(fp_set, t.weight_bytes * double(nplans)) / double(nplans);
       if (c.kernel == "cublas_f16" || c.kernel == "cublas_bf16") {
-        // Dense: rotated copies of the fp16/bf16 weight, as cold as the kbit rows. MoE: all routed
-        // rows against one expert's weight (a dense GEMM of the same size), rotating over experts.
-        std::vector<const void*> ws;
-        if (s.moe) {
-          r.note += "all routed rows against one expert (a dense GEMM of the same size), rotating over the experts; ";
-          for (int64_t e = 0; e < s.E; ++e) ws.push_back(static_cast<const char*>(W) + size_t(e * s.N * s.K) * 2);
-        } else {
-          ws = m.baseline_weights(p, t.weight_bytes, &r.note);
-        }
+        // Rotated copies of the fp16/bf16 weight, as cold as the kbit rows (dense shapes only).
+        const std::vector<const void*> ws = m.baseline_weights(p, t.weight_bytes, &r.note);
         r.copies = int(ws.size());
         min_launches = ws.size();
         launch = [&, A, ws](size_t i) {
@@ -441,7 +445,7 @@ Row GpuBench::run(const PlannedCase& c) {
         };
         ok(cublasSetMathMode(m.cublas, CUBLAS_DEFAULT_MATH), "math");
       } else if (c.kernel == "cublas_loop_f16") {
-        min_launches = nplans;
+        min_launches = m.launches_for(fp_per_launch, nplans);
         launch = [&, A, W](size_t i) { m.gemm_experts(m.plans[i % nplans], A, W, m.C.p, p, p, false); };
       } else {  // cublas_grouped_f16: cublasGemmGroupedBatchedEx, one group per active expert
         struct G {
@@ -475,7 +479,7 @@ Row GpuBench::run(const PlannedCase& c) {
         }
         auto ptrs = std::make_shared<Buf>(std::max<size_t>(hp.size(), 1) * sizeof(void*));
         ok(cudaMemcpy(ptrs->p, hp.data(), hp.size() * sizeof(void*), cudaMemcpyHostToDevice), "upload ptrs");
-        min_launches = nplans;
+        min_launches = m.launches_for(fp_per_launch, nplans);
         ok(cublasSetMathMode(m.cublas, CUBLAS_DEFAULT_MATH), "math");
         launch = [&, gs, ptrs, base](size_t i) {
           const G& g = (*gs)[i % nplans];
@@ -559,7 +563,7 @@ Row GpuBench::run(const PlannedCase& c) {
           const gpu::Status s2 = call(i);
           if (s2 != gpu::Status::ok) throw std::runtime_error(std::string("timed launch: ") + gpu::status_name(s2));
         },
-        dense ? copies : copies * nplans, &launches);
+        m.launches_for(per_launch, dense ? copies : copies * nplans), &launches);
     r.launches = launches;
   } catch (const std::exception& e) {
     r.verify = r.kind == "baseline" ? "error" : (r.verify == "PASS" ? "PASS" : "error");

@@ -159,7 +159,9 @@ int main(int argc, char** argv) {
       else
         std::printf("[%zu/%zu] %s\n", i + 1, plan.size(), label.c_str());
       std::fflush(stdout);
+      const auto r0 = std::chrono::steady_clock::now();
       Row r = bench.run(c);
+      r.wall_ms = 1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();
       fill_rates(r, rep.info.read_gbps);
       rep.rows.push_back(std::move(r));
     }
