@@ -142,9 +142,7 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   (void)w;
   (void)act;
   if (M <= 4) return Kernel::gemv;
-  // kbit-bench on the H100 (bench/results/2026-11-22-h100-bench): dequant + cuBLAS beats mma on 7 of 8
-  // Qwen3-Coder-Next dense shapes at M = 32 and on all of them from M = 64.
-  if (M > 16 && have_cublas) return Kernel::dequant_cublas;
+  if (M > 256 && have_cublas) return Kernel::dequant_cublas;
   return Kernel::mma;
 }
 
