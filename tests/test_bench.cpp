@@ -133,6 +133,11 @@ TEST_CASE("bench rates and ratios against the baselines of the same shape and M"
                           make_row("e", 4, "kbit", "grouped_gemv", 8.0, 4, true)};
   fill_ratios(moe);
   CHECK(moe[2].ratio_moe == doctest::Approx(5.0));
+  // A dense cuBLAS row of a MoE shape (older reports) is no reference for the MoE kernels.
+  moe.push_back(make_row("e", 4, "baseline", "cublas_f16", 2.0, 0, true));
+  fill_ratios(moe);
+  CHECK(moe[2].ratio_f16 == 0);
+  CHECK(moe[2].ratio_moe == doctest::Approx(5.0));
 }
 
 TEST_CASE("bench TOTAL rows sum the best passing kernel against the fp16 reference") {
@@ -326,6 +331,16 @@ TEST_CASE("bench SVG charts are well-formed XML") {
     CHECK(xml_elements(svg2) > 0);
   }
   CHECK(safe_file_name("A b/c") == "a_b_c");
+
+  // MoE ratio charts plot the ratio to the fastest fp16 MoE alternative.
+  Report moe;
+  moe.rows = {make_row("e", 1, "baseline", "cublas_grouped_f16", 40.0, 0, true),
+              make_row("e", 1, "kbit", "grouped_gemv", 8.0, 4, true)};
+  fill_ratios(moe.rows);
+  const auto mc = report_charts(moe);
+  REQUIRE(!mc.empty());
+  CHECK(mc[0].first.rfind("ratio.", 0) == 0);
+  CHECK(mc[0].second.find("best fp16 MoE alternative") != std::string::npos);
 }
 
 TEST_CASE("bench progress line") {

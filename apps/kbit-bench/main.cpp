@@ -46,6 +46,18 @@ std::string live_clocks() {
   if (out.empty()) return out;
   return "SM, memory, power, temperature, throttle reasons: " + out;
 }
+// The terminal table, then each requested file.
+void write_outputs(const Report& rep, const std::string& md, const std::string& csv, const std::string& json,
+                   const std::string& svg_dir) {
+  std::cout << format_table(rep);
+  if (!md.empty()) write_file(md, format_markdown(rep));
+  if (!csv.empty()) write_file(csv, format_csv(rep));
+  if (!json.empty()) write_file(json, to_json(rep).dump(1) + "\n");
+  if (!svg_dir.empty()) {
+    std::filesystem::create_directories(svg_dir);
+    for (const auto& [name, svg] : report_charts(rep)) write_file(svg_dir + "/" + name, svg);
+  }
+}
 Report read_report(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw std::runtime_error("cannot read " + path);
@@ -86,6 +98,13 @@ int main(int argc, char** argv) {
   cmp->add_option("B", cb, "new report")->required();
   cmp->add_option("--threshold", threshold, "relative change that must also be exceeded (default 0.02)");
   cmp->add_flag("--all", all_rows, "show every row, not only flagged ones");
+  std::string rin;
+  CLI::App* rpt = app.add_subcommand("report", "re-render a JSON report (ratios and totals recomputed) as a table, "
+                                               "markdown, CSV and SVG; no GPU needed");
+  rpt->add_option("JSON", rin, "kbit-bench JSON report")->required();
+  rpt->add_option("--markdown", md, "markdown report");
+  rpt->add_option("--csv", csv, "CSV report");
+  rpt->add_option("--svg-dir", svg_dir, "directory for SVG charts");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -93,6 +112,13 @@ int main(int argc, char** argv) {
       const CompareResult r = compare_rows(read_report(ca).rows, read_report(cb).rows, {threshold});
       std::cout << format_compare(r, !all_rows);
       return r.regressions ? 1 : 0;
+    }
+    if (*rpt) {
+      Report rep = read_report(rin);
+      fill_ratios(rep.rows);
+      rep.totals = make_totals(rep.rows);
+      write_outputs(rep, md, csv, "", svg_dir);
+      return 0;
     }
     if (quick) {
       SweepOptions q = quick_options();
@@ -169,14 +195,7 @@ int main(int argc, char** argv) {
     rep.info.clocks_end = live_clocks();
     fill_ratios(rep.rows);
     rep.totals = make_totals(rep.rows);
-    std::cout << format_table(rep);
-    if (!md.empty()) write_file(md, format_markdown(rep));
-    if (!csv.empty()) write_file(csv, format_csv(rep));
-    if (!json.empty()) write_file(json, to_json(rep).dump(1) + "\n");
-    if (!svg_dir.empty()) {
-      std::filesystem::create_directories(svg_dir);
-      for (const auto& [name, svg] : report_charts(rep)) write_file(svg_dir + "/" + name, svg);
-    }
+    write_outputs(rep, md, csv, json, svg_dir);
     int fails = 0;
     for (const Row& r : rep.rows) fails += r.verify == "FAIL" || r.verify == "error";
     if (fails) std::fprintf(stderr, "kbit-bench: %d row(s) failed verification or errored\n", fails);
