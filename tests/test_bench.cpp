@@ -298,6 +298,15 @@ TEST_CASE("bench writers: JSON round trip and CSV and markdown") {
   const std::string table = format_table(rep);
   CHECK(table.find("TOTAL") != std::string::npos);
   CHECK(table.find("1.42x") != std::string::npos);
+
+  // A partial report (SIGINT) says so at the top and keeps the flag through JSON.
+  CHECK(md.find("PARTIAL") == std::string::npos);
+  rep.info.interrupted = true;
+  rep.info.planned = 10;
+  CHECK(format_markdown(rep).find("**PARTIAL: interrupted after") != std::string::npos);
+  const Report partial = report_from_json(to_json(rep));
+  CHECK(partial.info.interrupted);
+  CHECK(partial.info.planned == 10);
 }
 
 TEST_CASE("bench SVG charts are well-formed XML") {

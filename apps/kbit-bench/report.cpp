@@ -53,7 +53,7 @@ std::string format_markdown(const Report& rep) {
   std::string out = "# kbit-bench results\n\n";
   if (i.interrupted)
     out += "**PARTIAL: interrupted after " + std::to_string(rep.rows.size()) + " of " + std::to_string(i.planned) +
-           " configurations.**\n\n";
+           " configurations; TOTAL rows cover only the shapes reached.**\n\n";
   out += "- device: " + i.device + " (driver " + i.driver + ", CUDA runtime " + i.cuda_runtime + ")\n";
   out += "- nominal clocks: SM " + std::to_string(i.sm_clock_mhz) + " MHz, memory " + std::to_string(i.mem_clock_mhz) +
          " MHz; L2 " + fmt("%.1f", double(i.l2_bytes) / 1e6) + " MB\n";
