@@ -133,17 +133,21 @@ struct GpuBench::Impl {
     return {packed[copy]->as<uint32_t>(), absmax[copy]->as<uint8_t>(), cb.as<float>(), hw.bits, hw.E, hw.N, hw.K};
   }
   size_t kbit_bytes() const { return hw.packed.size() * 4 + hw.absmax.size(); }
-  // Copies so that one rotation reads > 4x L2 (hot: 1); the budget caps them (row note says so).
-  size_t ensure_copies(double bytes_per_launch, double set_bytes, size_t launches_hint, std::string* note) {
+  // Launches (or weight copies) for one rotation to read > 4x L2 at this many bytes each; 1 hot.
+  size_t rotation_length(double bytes_each) const {
     if (o.hot) return 1;
-    const double l2 = double(prop.l2CacheSize);
-    size_t want = size_t(std::ceil(4 * l2 / std::max(bytes_per_launch, 1.0)));
-    want = std::max<size_t>(1, std::min(want, launches_hint > 0 ? std::max(want, launches_hint) : want));
+    return std::max<size_t>(1, size_t(std::ceil(4 * double(prop.l2CacheSize) / std::max(bytes_each, 1.0))));
+  }
+  // `want` copies of a set of `set_bytes`, capped by the copy budget (the row's note says so).
+  size_t capped_copies(size_t want, double set_bytes, const char* what, std::string* note) const {
     const size_t cap = std::max<size_t>(1, size_t(double(o.copy_budget_bytes) / std::max(set_bytes, 1.0)));
-    if (want > cap) {
-      *note += "copies capped at " + std::to_string(cap) + " by the memory budget (rotation < 4x L2); ";
-      want = cap;
-    }
+    if (want <= cap) return want;
+    *note += std::string(what) + " copies capped at " + std::to_string(cap) + " by the memory budget (rotation < 4x L2); ";
+    return cap;
+  }
+  // Copies of the kbit weights so that one rotation reads > 4x L2.
+  size_t ensure_copies(double bytes_per_launch, double set_bytes, std::string* note) {
+    const size_t want = capped_copies(rotation_length(bytes_per_launch), set_bytes, "kbit weight", note);
     while (packed.size() < want) {
       packed.push_back(std::make_unique<Buf>(hw.packed.size() * 4));
       absmax.push_back(std::make_unique<Buf>(hw.absmax.size()));
@@ -153,34 +157,24 @@ struct GpuBench::Impl {
     return want;
   }
 
-  // The dense fp16/bf16 weight and copies of it, enough that a rotation reads > 4x L2 like the
-  // kbit rows (hot: the one weight); the copy budget caps them and the note says so.
+  // The dense fp16/bf16 weight and copies of it, rotated like the kbit rows.
   std::vector<const void*> baseline_weights(Precision p, double weight_bytes, std::string* note) {
     const Buf& w0 = p == Precision::bf16 ? wbf16 : wf16;
-    std::vector<const void*> out{w0.p};
-    if (o.hot) return out;
-    size_t want = size_t(std::ceil(4 * double(prop.l2CacheSize) / std::max(weight_bytes, 1.0)));
-    const size_t cap = std::max<size_t>(1, size_t(double(o.copy_budget_bytes) / std::max(weight_bytes, 1.0)));
-    if (want > cap) {
-      *note += "fp16 weight copies capped at " + std::to_string(cap) + " by the memory budget (rotation < 4x L2); ";
-      want = cap;
-    }
+    const size_t want = capped_copies(rotation_length(weight_bytes), weight_bytes, "fp16 weight", note);
     auto& v = fcopies[p == Precision::bf16 ? 1 : 0];
     const size_t bytes = size_t(weight_bytes);
     while (v.size() + 1 < want) {
       v.push_back(std::make_unique<Buf>(bytes));
       ok(cudaMemcpy(v.back()->p, w0.p, bytes, cudaMemcpyDeviceToDevice), "copy fp16 weights");
     }
+    std::vector<const void*> out{w0.p};
     for (size_t i = 0; i + 1 < want; ++i) out.push_back(v[i]->p);
     return out;
   }
 
-  // Launches per graph so that one pass of the rotation reads > 4x L2 (at least 1, at most the
-  // distinct (copy, routing) combinations available).
+  // Launches per graph for one rotation pass, at most the distinct (copy, routing) combinations.
   size_t launches_for(double bytes_per_launch, size_t available) const {
-    if (o.hot) return 1;
-    const size_t need = size_t(std::ceil(4 * double(prop.l2CacheSize) / std::max(bytes_per_launch, 1.0)));
-    return std::max<size_t>(1, std::min(need, available));
+    return std::min(rotation_length(bytes_per_launch), std::max<size_t>(1, available));
   }
 
   void ensure_m(const verify::GemmShape& s, int64_t M) {
@@ -511,7 +505,7 @@ Row GpuBench::run(const PlannedCase& c) {
     // MoE: shifted routings already spread launches over other experts; count their union.
     double per_launch = active_bytes;
     if (!dense && nplans > 1) per_launch = std::min(double(m.kbit_bytes()), active_bytes * double(nplans)) / double(nplans);
-    const size_t copies = m.ensure_copies(per_launch, double(m.kbit_bytes()), 0, &r.note);
+    const size_t copies = m.ensure_copies(per_launch, double(m.kbit_bytes()), &r.note);
     r.copies = int(copies);
     size_t wsb = dense ? gpu::linear_workspace_bytes(m.rows, m.view(0), act, dense_kernel(c.kernel))
                        : gpu::moe_linear_workspace_bytes(m.rows, m.view(0), act, moe_kernel(c.kernel));

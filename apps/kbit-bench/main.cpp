@@ -16,6 +16,7 @@
 #include "bench_core.h"
 #include "catalogue.h"
 #include "gpu_runner.h"
+#include "kbit/safetensors.h"
 #include "report.h"
 
 using namespace kbit::bench;
@@ -24,15 +25,9 @@ namespace {
 volatile std::sig_atomic_t g_stop = 0;
 extern "C" void on_signal(int) { g_stop = 1; }
 
-// Written to PATH.tmp and renamed, so a report on disk is always whole.
-void write_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f || !(f << text) || !f.flush()) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, path);
-}
+// Reports go through the project's atomic writer (temp file, fsync, rename): a file on disk is
+// always whole.
+void write_file(const std::string& path, const std::string& text) { kbit::st::write_text_atomic(path, text); }
 // Live clocks, power and temperature of GPU 0 as nvidia-smi reads them now ("" without nvidia-smi).
 std::string live_clocks() {
   std::string out;
