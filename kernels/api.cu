@@ -142,7 +142,9 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   (void)w;
   (void)act;
   if (M <= 4) return Kernel::gemv;
-  if (M > 256 && have_cublas) return Kernel::dequant_cublas;
+  // kbit-bench on the H100 (bench/results/2026-11-22-h100-bench): dequant + cuBLAS beats mma on 7 of
+  // 8 Qwen3-Coder-Next dense shapes at M = 32 and on all of them from M = 64 (mma: 2-4x slower).
+  if (M > 16 && have_cublas) return Kernel::dequant_cublas;
   return Kernel::mma;
 }
 
@@ -183,12 +185,14 @@ Status linear(const LinearArgs& a) {
 
 MoeKernel choose_moe_kernel(int64_t total_rows, const TiledView& w, Act act, int max_rows_hint) {
   (void)act;
-  int64_t per_expert = max_rows_hint;
-  if (per_expert <= 0) {
-    const int64_t active = std::max<int64_t>(1, std::min<int64_t>(w.E, total_rows));
-    per_expert = (total_rows + active - 1) / active;
-  }
-  return per_expert <= 4 ? MoeKernel::grouped_gemv : MoeKernel::grouped_mma;
+  (void)max_rows_hint;
+  // By the mean rows per active expert (its host-side bound: at most min(E, rows) experts are
+  // active), not the maximum: a skewed routing gives the busiest expert several work items of the
+  // grouped gemv, and kbit-bench on the H100 had grouped_gemv ahead of grouped_mma at Qwen3 M = 64
+  // and 128 (mean 1.25 and 2.5 rows, max ~40-90) where the maximum picked grouped_mma.
+  const int64_t active = std::max<int64_t>(1, std::min<int64_t>(w.E, total_rows));
+  const int64_t mean = (total_rows + active - 1) / active;
+  return mean <= 4 ? MoeKernel::grouped_gemv : MoeKernel::grouped_mma;
 }
 
 size_t moe_linear_workspace_bytes(int64_t, const TiledView&, Act, MoeKernel) { return 0; }
