@@ -232,10 +232,32 @@ int gemv_splits(const TiledView& w) {
   return static_cast<int>(std::max<int64_t>(splits, 1));
 }
 
+// Resident CTAs of one instantiation per SM (cached per device).
+template <Act ACT, int KB, int MV>
+int gemv_blocks_per_sm() {
+  static int cached[64] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 1;
+  if (cached[dev] == 0) {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, gemv_kernel<ACT, KB, MV>, kGemvThreads, 0) != cudaSuccess ||
+        n < 1)
+      n = 1;
+    cached[dev] = n;
+  }
+  return cached[dev];
+}
+
 template <Act ACT, int KB, int MV>
 cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   using T = typename ActTraits<ACT>::T;
-  const dim3 grid(static_cast<unsigned>((a.w.N + kGemvRows - 1) / kGemvRows), sk.splits);
+  // One wave: when the row tiles alone fit in the resident CTA slots, split K no further than the
+  // slots allow, so no second, partial wave runs a whole slice after the first (fewer splits than
+  // gemv_splits, so the workspace sized by it still suffices; splits = 1 writes C directly).
+  const int64_t tiles_n = (a.w.N + kGemvRows - 1) / kGemvRows;
+  const int64_t slots = static_cast<int64_t>(gemv_blocks_per_sm<ACT, KB, MV>()) * device_sm_count();
+  if (tiles_n <= slots) sk.splits = static_cast<int>(std::min<int64_t>(sk.splits, std::max<int64_t>(1, slots / tiles_n)));
+  const dim3 grid(static_cast<unsigned>(tiles_n), sk.splits);
   gemv_kernel<ACT, KB, MV><<<grid, kGemvThreads, 0, a.stream>>>(static_cast<const T*>(a.A), static_cast<T*>(a.C),
                                                                 static_cast<int>(a.M), a.w, sk);
   return cudaGetLastError();
