@@ -175,6 +175,12 @@ bool kernel_selected(const std::vector<std::string>& tokens, Family f, const std
   return false;
 }
 
+std::string skip_reason(const CaseSpec& c, bool no_cublas) {
+  if (no_cublas && c.family == Family::dense && c.kernel == "dequant_cublas")
+    return "--no-cublas: dequant_cublas runs cublasGemmEx";
+  return "";
+}
+
 std::vector<CaseSpec> plan_cases(const Catalogue& cat, const PlanOptions& opt) {
   validate_kernel_tokens(opt.kernels);
   std::vector<GemmShape> shapes;

@@ -74,10 +74,15 @@ bool kernel_selected(const std::vector<std::string>& tokens, Family f, const std
 // full runs the whole catalogue with every combo up to M = 16 (tokens 8) and rotates above.
 std::vector<CaseSpec> plan_cases(const Catalogue& cat, const PlanOptions& opt);
 
+// Why a planned case is not run, "" when it runs. --no-cublas (no cuBLAS kernel may launch, so
+// compute-sanitizer can instrument our kernels alone) skips dense dequant_cublas: it is cuBLAS.
+// The plan keeps skipped cases, so --shard I/N splits the same list with or without the flag.
+std::string skip_reason(const CaseSpec& c, bool no_cublas);
+
 // Repro file (--repro-dir) and its reader for --case.
 struct CaseOutcome {
   CaseSpec spec;
-  std::string status;   // "pass", "fail", "n/a"
+  std::string status;   // "pass", "fail", "n/a", "skipped" (skip_reason)
   std::string message;  // status_message() of the kernel, or why it failed
   std::string chosen;   // automatic: the kernel dispatch chose
   std::vector<CheckResult> checks;

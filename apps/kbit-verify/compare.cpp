@@ -71,6 +71,13 @@ CheckResult Checker::finish(double nmse_scale) const {
   return c;
 }
 
+CheckResult CheckResult::skip(std::string name, std::string why) {
+  CheckResult c;
+  c.name = std::move(name);
+  c.skipped = std::move(why);
+  return c;
+}
+
 bool CheckResult::pass() const {
   if (!error.empty() || failed > 0 || nonfinite > 0 || ref_all_zero) return false;
   if (nmse_gated && !(nmse <= nmse_tol)) return false;
@@ -79,6 +86,10 @@ bool CheckResult::pass() const {
 
 std::string CheckResult::summary() const {
   char buf[512];
+  if (!skipped.empty()) {
+    std::snprintf(buf, sizeof buf, "%s: skipped (%s)", name.c_str(), skipped.c_str());
+    return buf;
+  }
   if (!error.empty()) {
     std::snprintf(buf, sizeof buf, "%s: ERROR %s", name.c_str(), error.c_str());
     return buf;
@@ -113,6 +124,7 @@ nlohmann::json to_json(const CheckResult& c) {
                       {"ref_all_zero", c.ref_all_zero}, {"max_err_over_tol", num(c.max_ratio)},
                       {"nmse", num(c.nmse)},    {"nmse_tol", num(c.nmse_tol)}, {"nmse_gated", c.nmse_gated}};
   if (!c.error.empty()) j["error"] = c.error;
+  if (!c.skipped.empty()) j["skipped"] = c.skipped;
   auto& w = j["worst"] = nlohmann::json::array();
   for (const auto& e : c.worst)
     w.push_back({{"row", e.row}, {"col", e.col}, {"got", num(e.got)}, {"ref", num(e.ref)}, {"tol", num(e.tol)},
@@ -133,6 +145,7 @@ CheckResult check_from_json(const nlohmann::json& j) {
   c.nmse_tol = unnum(j.at("nmse_tol"));
   c.nmse_gated = j.at("nmse_gated").get<bool>();
   if (j.contains("error")) c.error = j.at("error").get<std::string>();
+  if (j.contains("skipped")) c.skipped = j.at("skipped").get<std::string>();
   for (const auto& w : j.at("worst"))
     c.worst.push_back({w.at("row").get<int64_t>(), w.at("col").get<int64_t>(), unnum(w.at("got")), unnum(w.at("ref")),
                        unnum(w.at("tol")), unnum(w.at("err_over_tol"))});

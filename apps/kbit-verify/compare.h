@@ -26,6 +26,9 @@ struct CheckResult {
   bool nmse_gated = false;
   std::vector<ElementReport> worst;  // up to kWorst, largest ratio first
   std::string error;                 // set when the check could not run (a CUDA or cuBLAS error)
+  std::string skipped;               // set when the check was left out on purpose ("--no-cublas"): passes
+
+  static CheckResult skip(std::string name, std::string why);
 
   bool pass() const;
   std::string summary() const;       // one line

@@ -1,12 +1,14 @@
 // kbit-verify: sweeps the GPU kernels of kbit::gpu over the shapes catalogue and checks every case
 // against the CPU reference, cuBLAS and exact mode (runner.h, tolerances in tolerance.h), writes a
 // repro file per failure, and with --time gives a first timing next to cuBLAS (docs/kbit-verify.md).
-// Exit codes: 0 all cases passed (n/a allowed), 1 a case failed, 2 usage or input error,
+// --no-cublas makes a run that launches no cuBLAS kernel (for compute-sanitizer racecheck).
+// Exit codes: 0 all cases passed (n/a and skipped allowed), 1 a case failed, 2 usage or input error,
 // 3 no GPU or a CUDA/cuBLAS error outside the kernels under test, 77 no GPU with --skip-if-no-gpu.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -65,7 +67,7 @@ int main(int argc, char** argv) {
   std::string shapes_path = KBIT_DATA_DIR "/shapes.json";
   uint64_t seed = 1;
   bool quick = false, full = false, skip_no_gpu = false, time_mode = false, list = false, no_exact = false,
-       no_rerun = false, verbose = false;
+       no_rerun = false, verbose = false, no_cublas = false;
   std::string filter, kernels, json_path, repro_dir = "out/verify-repro", case_arg, time_m = "1,16,128", shard;
   int threads = 0, time_bits = 4, time_iters = 20, time_warmup = 5;
   int64_t samples = 4096;
@@ -89,7 +91,11 @@ int main(int argc, char** argv) {
   app.add_flag("--list", list, "print the case names and exit");
   app.add_flag("--skip-if-no-gpu", skip_no_gpu, "exit 77 (ctest: skipped) when no GPU is present");
   app.add_flag("-v,--verbose", verbose, "print every check of every case");
-  app.add_flag("--time", time_mode, "after the sweep, time each kernel family on the catalogue's block shapes");
+  auto* nc = app.add_flag("--no-cublas", no_cublas,
+                          "launch no cuBLAS kernel (for compute-sanitizer): cuBLAS checks (b) and exact_cublas "
+                          "skipped, tolerance statistics on the CPU, dequant_cublas cases skipped");
+  app.add_flag("--time", time_mode, "after the sweep, time each kernel family on the catalogue's block shapes")
+      ->excludes(nc);
   app.add_option("--time-m", time_m, "M (tokens for MoE) list for --time")->capture_default_str();
   app.add_option("--time-bits", time_bits, "k for --time")->capture_default_str();
   app.add_option("--time-iters", time_iters, "timed launches per row (median)")->capture_default_str();
@@ -136,8 +142,13 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (list) {
-    for (const auto& c : cases) std::printf("%s\n", c.name().c_str());
-    std::printf("%zu cases\n", cases.size());
+    size_t skipped = 0;
+    for (const auto& c : cases) {
+      const std::string why = skip_reason(c, no_cublas);
+      skipped += !why.empty();
+      std::printf("%s%s%s\n", c.name().c_str(), why.empty() ? "" : "  skipped: ", why.c_str());
+    }
+    std::printf("%zu cases, %zu skipped\n", cases.size(), skipped);
     return kExitPass;
   }
 
@@ -148,8 +159,9 @@ int main(int argc, char** argv) {
     return skip_no_gpu ? kExitSkip : kExitCuda;
   }
 
-  nlohmann::json report = {{"tool", "kbit-verify"}, {"master_seed", seed}, {"mode", full ? "full" : "quick"}};
-  std::map<std::string, std::array<int, 3>> table;  // family.kernel -> pass, fail, n/a
+  nlohmann::json report = {{"tool", "kbit-verify"}, {"master_seed", seed}, {"mode", full ? "full" : "quick"},
+                           {"cublas", no_cublas ? "skipped (--no-cublas)" : "used"}};
+  std::map<std::string, std::array<int, 4>> table;  // family.kernel -> pass, fail, n/a, skipped
   int failed = 0;
   try {
     RunnerOptions ropt;
@@ -157,9 +169,12 @@ int main(int argc, char** argv) {
     ropt.sample_budget = samples;
     ropt.exact = !no_exact;
     ropt.rerun = !no_rerun;
+    ropt.cublas = !no_cublas;
     Runner runner(seed, ropt);
-    std::printf("kbit-verify: %zu cases on %s, master seed %llu\n", cases.size(), runner.device_description().c_str(),
-                (unsigned long long)seed);
+    std::printf("kbit-verify: %zu cases on %s, master seed %llu%s\n", cases.size(),
+                runner.device_description().c_str(), (unsigned long long)seed,
+                no_cublas ? "; --no-cublas: no cuBLAS call, checks cublas/exact_cublas and dequant_cublas cases skipped"
+                          : "");
     report["device"] = runner.device_description();
     const bool tty = isatty(STDOUT_FILENO) && !verbose;
     auto& jcases = report["cases"] = nlohmann::json::array();
@@ -168,13 +183,14 @@ int main(int argc, char** argv) {
       const CaseSpec& c = cases[i];
       CaseOutcome o = runner.run(c);
       auto& row = table[family_key(c)];
-      row[o.status == "pass" ? 0 : o.status == "fail" ? 1 : 2]++;
+      row[o.status == "pass" ? 0 : o.status == "fail" ? 1 : o.status == "n/a" ? 2 : 3]++;
       jcases.push_back(outcome_json(o, seed));
       const bool bad = o.status == "fail";
       if (tty && !bad) {
-        int passed = 0;
-        for (const auto& [k, v] : table) passed += v[0];
-        std::printf("\r[%5zu/%zu] pass %d fail %d  %-90.90s", i + 1, cases.size(), passed, failed, c.name().c_str());
+        int passed = 0, skipped = 0;
+        for (const auto& [k, v] : table) passed += v[0], skipped += v[3];
+        std::printf("\r[%5zu/%zu] pass %d fail %d skipped %d  %-80.80s", i + 1, cases.size(), passed, failed, skipped,
+                    c.name().c_str());
         std::fflush(stdout);
       } else {
         double worst = 0;
@@ -198,15 +214,19 @@ int main(int argc, char** argv) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (tty) std::printf("\n");
 
-    std::printf("\n%-24s %7s %7s %7s\n", "family.kernel", "pass", "fail", "n/a");
+    std::printf("\n%-24s %7s %7s %7s %7s\n", "family.kernel", "pass", "fail", "n/a", "skipped");
     auto& jsum = report["summary"] = nlohmann::json::object();
+    std::array<int, 4> total{};
     for (const auto& [k, v] : table) {
-      std::printf("%-24s %7d %7d %7d\n", k.c_str(), v[0], v[1], v[2]);
-      jsum[k] = {{"pass", v[0]}, {"fail", v[1]}, {"n/a", v[2]}};
+      std::printf("%-24s %7d %7d %7d %7d\n", k.c_str(), v[0], v[1], v[2], v[3]);
+      jsum[k] = {{"pass", v[0]}, {"fail", v[1]}, {"n/a", v[2]}, {"skipped", v[3]}};
+      for (int j = 0; j < 4; ++j) total[size_t(j)] += v[size_t(j)];
     }
-    std::printf("%zu cases in %.1f s: %s\n", cases.size(), secs, failed ? "FAIL" : "PASS");
+    std::printf("%zu cases in %.1f s: %d pass, %d fail, %d n/a, %d skipped%s: %s\n", cases.size(), secs, total[0],
+                total[1], total[2], total[3], no_cublas ? " (--no-cublas)" : "", failed ? "FAIL" : "PASS");
     report["seconds"] = secs;
     report["failed"] = failed;
+    report["skipped"] = total[3];
 
     if (time_mode) {
       // First simple timing (kbit-bench will do it properly): block GEMMs of each catalogue model,

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "kbit/dtype.h"
+#include "kbit/error.h"
 #include "kbit/gpu.h"
 #include "kbit/parallel.h"
 #include "reference/dequantize.h"
@@ -17,6 +18,7 @@
 #include "reference/gemm.h"
 #include "routing.h"
 #include "sampling.h"
+#include "stats.h"
 #include "weights.h"
 
 namespace kbit::verify {
@@ -216,8 +218,10 @@ struct Runner::Impl {
     // A blocking stream: the synchronous cudaMemcpy uploads/downloads (legacy default stream)
     // are ordered after everything queued on it, and kernels queued after them wait for them.
     cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate");
-    cublas_ok(cublasCreate(&cublas), "cublasCreate");
-    cublas_ok(cublasSetStream(cublas, stream), "cublasSetStream");
+    if (opt.cublas) {
+      cublas_ok(cublasCreate(&cublas), "cublasCreate");
+      cublas_ok(cublasSetStream(cublas, stream), "cublasSetStream");
+    }
   }
   ~Impl() {
     if (cublas) cublasDestroy(cublas);
@@ -291,7 +295,7 @@ struct Runner::Impl {
   }
 
   void ensure_act_weights(Precision p) {
-    if (w_act_dtype == p) return;
+    if (w_act_dtype == p || !opt.cublas) return;
     w_act_error.clear();
     const int64_t n = w_real.E * w_real.N * w_real.K;
     w_act.resize(size_t(n) * 2);
@@ -322,45 +326,36 @@ struct Runner::Impl {
 
     A = make_activations(rows, K, c.dtype, derive_seed(seed, "A"), th);
     SA.assign(size_t(rows), 0.0);
-    std::vector<float> a_abs(A.size()), a_sq(A.size());
+    std::vector<float> a_abs(opt.cublas ? A.size() : 0), a_sq(opt.cublas ? A.size() : 0);
     parallel_for(rows, th, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         double s = 0;
         for (int64_t k = 0; k < K; ++k) {
           const float v = A[size_t(r * K + k)];
-          a_abs[size_t(r * K + k)] = std::fabs(v);
-          a_sq[size_t(r * K + k)] = v * v;  // exact: <= 22 significant bits
+          if (opt.cublas) {
+            a_abs[size_t(r * K + k)] = std::fabs(v);
+            a_sq[size_t(r * K + k)] = v * v;  // exact: <= 22 significant bits
+          }
           s += std::fabs(v);
         }
         SA[size_t(r)] = s;
       }
     });
     upload_as(dA, A, c.dtype);
-    dA_abs.upload(a_abs.data(), a_abs.size() * 4);
-    dA_sq.upload(a_sq.data(), a_sq.size() * 4);
+    if (opt.cublas) {
+      dA_abs.upload(a_abs.data(), a_abs.size() * 4);
+      dA_sq.upload(a_sq.data(), a_sq.size() * 4);
+    }
     if (opt.exact) {
       A_exact = make_exact_activations(rows, K, derive_seed(seed, "A.exact"));
       upload_as(dA_exact, A_exact, c.dtype);
     }
 
     // GPU references: cuBLAS on W' in the dtype, S = |A| |W'|^T and Q = A^2 (W'^2)^T in fp32.
+    // --no-cublas: S and Q come with the CPU references below.
     cub_error = w_act_error;
     cub.clear(), cub_exact.clear(), S.clear(), Q.clear();
-    ensure_stats_weights();
-    d_tmp.resize(size_t(rows * N) * 4);
-    gemm_nt(dA_abs.data(), w_abs32.data(), d_tmp.data(), Precision::f32, Precision::f32, true);
-    S = download(d_tmp.data(), rows * N, Precision::f32, th);
-    gemm_nt(dA_sq.data(), w_sq32.data(), d_tmp.data(), Precision::f32, Precision::f32, true);
-    Q = download(d_tmp.data(), rows * N, Precision::f32, th);
-    if (cub_error.empty()) {
-      gemm_nt(dA.data(), w_act.data(), d_tmp.data(), c.dtype, c.dtype, false);
-      cub = download(d_tmp.data(), rows * N, c.dtype, th);
-      if (opt.exact) {
-        gemm_nt(dA_exact.data(), w_act_exact.data(), d_tmp.data(), c.dtype, c.dtype, false);
-        cub_exact = download(d_tmp.data(), rows * N, c.dtype, th);
-      }
-    }
-    sync("references");
+    if (opt.cublas) gpu_references(c);
 
     // CPU references.
     full = full_reference(rows, N, K);
@@ -376,17 +371,31 @@ struct Runner::Impl {
         if (c.family == Family::moe) moe_gemm_ref(A_exact.data(), plan.offsets, w_exact.view(), ref_exact.data(), th);
         else gemm_ref(A_exact.data(), rows, w_exact.view(), ref_exact.data(), th);
       }
+      if (!opt.cublas) {
+        S.assign(size_t(rows * N), 0.0f);
+        Q.assign(size_t(rows * N), 0.0f);
+        stats_ref(A.data(), plan.offsets, wv, S.data(), Q.data(), th);
+      }
     } else {
       elems = select_elements(rows, N, c.family == Family::moe ? plan.offsets : std::vector<int64_t>{},
                               opt.sample_budget, derive_seed(seed, "sample"));
       ref.assign(elems.size(), 0.0f);
       ref_exact.assign(opt.exact ? elems.size() : 0, 0.0f);
+      if (!opt.cublas) {  // one per element of elems, like ref
+        S.assign(elems.size(), 0.0f);
+        Q.assign(elems.size(), 0.0f);
+      }
       parallel_for(int64_t(elems.size()), th, [&](int64_t i0, int64_t i1) {
         for (int64_t i = i0; i < i1; ++i) {
           const Element& el = elems[size_t(i)];
           const int64_t e = plan.expert_of_row(el.row);
           ref[size_t(i)] = gemm_element_ref(A.data() + el.row * K, wv, e, el.col);
           if (opt.exact) ref_exact[size_t(i)] = gemm_element_ref(A_exact.data() + el.row * K, w_exact.view(), e, el.col);
+          if (!opt.cublas) {
+            const ElementStats st = stats_element_ref(A.data() + el.row * K, wv, e, el.col);
+            S[size_t(i)] = st.S;
+            Q[size_t(i)] = st.Q;
+          }
         }
       });
       elem_row_start.assign(size_t(rows + 1), 0);
@@ -394,6 +403,26 @@ struct Runner::Impl {
       for (int64_t r = 0; r < rows; ++r) elem_row_start[size_t(r + 1)] += elem_row_start[size_t(r)];
     }
     gkey = c.group();
+  }
+
+  // cuBLAS references of the current group: cub (and cub_exact) in the dtype, S and Q in fp32.
+  void gpu_references(const CaseSpec& c) {
+    const int th = opt.threads;
+    ensure_stats_weights();
+    d_tmp.resize(size_t(rows * N) * 4);
+    gemm_nt(dA_abs.data(), w_abs32.data(), d_tmp.data(), Precision::f32, Precision::f32, true);
+    S = download(d_tmp.data(), rows * N, Precision::f32, th);
+    gemm_nt(dA_sq.data(), w_sq32.data(), d_tmp.data(), Precision::f32, Precision::f32, true);
+    Q = download(d_tmp.data(), rows * N, Precision::f32, th);
+    if (cub_error.empty()) {
+      gemm_nt(dA.data(), w_act.data(), d_tmp.data(), c.dtype, c.dtype, false);
+      cub = download(d_tmp.data(), rows * N, c.dtype, th);
+      if (opt.exact) {
+        gemm_nt(dA_exact.data(), w_act_exact.data(), d_tmp.data(), c.dtype, c.dtype, false);
+        cub_exact = download(d_tmp.data(), rows * N, c.dtype, th);
+      }
+    }
+    sync("references");
   }
 
   // One launch of the case's kernel on (A, weights) into C (poisoned, guarded). Returns the status.
@@ -404,7 +433,8 @@ struct Runner::Impl {
     size_t wsb = 0;
     if (c.family == Family::dense) {
       wsb = gpu::linear_workspace_bytes(rows, w, act, dense_kernel(c.kernel));
-      if (chosen && c.kernel == "automatic") *chosen = gpu::kernel_name(gpu::choose_kernel(rows, w, act));
+      if (chosen && c.kernel == "automatic")
+        *chosen = gpu::kernel_name(gpu::choose_kernel(rows, w, act, cublas != nullptr));
     } else {
       wsb = gpu::moe_linear_workspace_bytes(rows, w, act, moe_kernel(c.kernel));
       if (chosen && c.kernel == "automatic")
@@ -429,9 +459,9 @@ struct Runner::Impl {
       args.kernel = dense_kernel(c.kernel);
       args.workspace = wsb ? ws.data() : nullptr;
       args.workspace_bytes = wsb;
-      args.cublas = cublas;
+      args.cublas = cublas;  // null with --no-cublas: automatic never picks dequant_cublas
       args.stream = stream;
-      cublas_ok(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+      if (cublas) cublas_ok(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
       s = gpu::linear(args);
     } else {
       gpu::MoeArgs args;
@@ -474,26 +504,31 @@ struct Runner::Impl {
 
   CheckResult check_cpu(const std::string& name, const std::vector<float>& got, const std::vector<float>& r, bool exact,
                         Precision p, const Tolerance& tol) {
+    // S and Q are [rows, N] (cuBLAS, or CPU when full), or one per element of elems (CPU, sampled).
+    const bool stats_per_element = !full && !opt.cublas;
     return check_rows(name, exact, rows, opt.threads, 1.0, [&](Checker& ch, int64_t row) {
-      auto one = [&](int64_t col, float refv) {
+      auto one = [&](int64_t col, float refv, size_t si) {
         const size_t i = size_t(row * N + col);
         const double g = got[i];
         if (exact) ch.add(row, col, g, round_to(p, refv), 0);
         else
-          ch.add(row, col, g, refv, tol.elem(std::fabs(refv), S[i], SA[size_t(row)]),
-                 tol.variance(std::fabs(refv), S[i], Q[i], SA[size_t(row)]));
+          ch.add(row, col, g, refv, tol.elem(std::fabs(refv), S[si], SA[size_t(row)]),
+                 tol.variance(std::fabs(refv), S[si], Q[si], SA[size_t(row)]));
       };
       if (full) {
-        for (int64_t col = 0; col < N; ++col) one(col, r[size_t(row * N + col)]);
+        for (int64_t col = 0; col < N; ++col) one(col, r[size_t(row * N + col)], size_t(row * N + col));
       } else {
-        for (int64_t i = elem_row_start[size_t(row)]; i < elem_row_start[size_t(row + 1)]; ++i)
-          one(elems[size_t(i)].col, r[size_t(i)]);
+        for (int64_t i = elem_row_start[size_t(row)]; i < elem_row_start[size_t(row + 1)]; ++i) {
+          const int64_t col = elems[size_t(i)].col;
+          one(col, r[size_t(i)], stats_per_element ? size_t(i) : size_t(row * N + col));
+        }
       }
     });
   }
 
   CheckResult check_cublas(const std::string& name, const std::vector<float>& got, const std::vector<float>& cb, bool exact,
                            const Tolerance& tol) {
+    if (!opt.cublas) return CheckResult::skip(name, "--no-cublas");
     if (!cub_error.empty()) {
       CheckResult r;
       r.name = name;
@@ -642,6 +677,14 @@ std::string Runner::device_description() const {
 }
 
 CaseOutcome Runner::run(const CaseSpec& c) {
+  const std::string skip = skip_reason(c, !impl_->opt.cublas);
+  if (!skip.empty()) {
+    CaseOutcome o;
+    o.spec = c;
+    o.status = "skipped";
+    o.message = skip;
+    return o;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   CaseOutcome o = c.family == Family::dequant ? impl_->run_dequant(c) : impl_->run_gemm(c);
   o.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -650,6 +693,7 @@ CaseOutcome Runner::run(const CaseSpec& c) {
 
 Runner::Timing Runner::time_case(const CaseSpec& c, int warmup, int iters) {
   Impl& m = *impl_;
+  if (!m.opt.cublas) throw Error("--time needs cuBLAS (its baseline); it cannot run with --no-cublas");
   Timing t;
   t.outcome = run(c);
   if (t.outcome.status != "pass") return t;

@@ -7,6 +7,9 @@
 //       the same exact data, bit for bit;
 // plus guard bytes around C and after the workspace (out-of-bounds writes). C and the workspace are
 // poisoned (0xFF: NaN in f16 and bf16) before every launch. Tolerances: tolerance.h.
+// With RunnerOptions::cublas false (--no-cublas) no cuBLAS call is made at all (no handle): (b) and
+// the cuBLAS half of (c) are recorded as skipped, the statistics S and Q of the tolerances come
+// from the CPU (stats.h) for the checked elements, and dequant_cublas cases are skipped.
 // Dequantize cases compare the whole output bit for bit with dequantize_ref rounded to the dtype.
 #pragma once
 
@@ -33,6 +36,7 @@ struct RunnerOptions {
   int64_t sample_budget = 4096;  // random sampled elements of large cases
   bool exact = true;           // run check (c)
   bool rerun = true;           // second launch on the dirty workspace
+  bool cublas = true;          // false: no cuBLAS at all (see above); time_case then throws
 };
 
 class Runner {
