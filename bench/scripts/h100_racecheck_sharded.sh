@@ -37,3 +37,5 @@ for ((i = 0; i < n; ++i)); do
   hazards_total=$((hazards_total + ${hazards_i:-0}))
 done
 echo "racecheck total: $done_total/$planned_total cases completed, $hazards_total hazards"
+# A device call returns at most 8 files: pack the shard logs.
+tar -C "$OUT" -czf "$OUT/racecheck.tar.gz" r && rm -rf "$OUT/r"
