@@ -149,7 +149,13 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
 }
 
 size_t linear_workspace_bytes(int64_t M, const TiledView& w, Act act, Kernel kernel) {
-  if (kernel == Kernel::automatic) kernel = choose_kernel(M, w, act, true);
+  if (kernel == Kernel::automatic) {
+    // Enough for either choice: the caller may pass a cuBLAS handle or not (without one, dispatch
+    // runs mma where it would run dequant_cublas, and mma's split-K partials can be larger).
+    const size_t with = linear_workspace_bytes(M, w, act, choose_kernel(M, w, act, true));
+    const size_t without = linear_workspace_bytes(M, w, act, choose_kernel(M, w, act, false));
+    return with > without ? with : without;
+  }
   switch (kernel) {
     case Kernel::gemv: return M >= 1 && M <= 4 ? detail::gemv_workspace_bytes(M, w) : 0;
     case Kernel::mma: return M >= 1 ? detail::mma_workspace_bytes(M, w) : 0;

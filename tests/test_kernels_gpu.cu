@@ -16,7 +16,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "kbit/dtype.h"
@@ -158,10 +160,22 @@ int64_t first_mismatch(const std::vector<uint16_t>& got, const std::vector<uint1
   return -1;
 }
 
+// KBIT_TEST_NO_CUBLAS=1: no handle, so no cuBLAS kernel runs and racecheck can run this binary
+// unfiltered (it cannot model cuBLAS's TMA/mbarrier kernels, and with a kernel filter it dies at
+// the first cuBLAS call). The dequant_cublas runs and automatic-with-a-handle runs are then skipped.
+bool no_cublas() {
+  const char* v = std::getenv("KBIT_TEST_NO_CUBLAS");
+  return v && *v && std::string(v) != "0";
+}
+
 struct CublasHandle {
   cublasHandle_t h = nullptr;
-  CublasHandle() { REQUIRE(cublasCreate(&h) == CUBLAS_STATUS_SUCCESS); }
-  ~CublasHandle() { cublasDestroy(h); }
+  CublasHandle() {
+    if (!no_cublas()) REQUIRE(cublasCreate(&h) == CUBLAS_STATUS_SUCCESS);
+  }
+  ~CublasHandle() {
+    if (h) cublasDestroy(h);
+  }
 };
 
 }  // namespace
@@ -186,14 +200,19 @@ TEST_CASE("gpu: dense kernels equal the CPU reference bit for bit in exact mode"
         gemm_ref(A.data(), M, q.view(), ref.data());
         for (Act act : {Act::f16, Act::bf16}) {
           const std::vector<uint16_t> want = to_act(act, ref);
-          for (gpu::Kernel kernel : kernels) {
+          // The last pass is automatic without a cuBLAS handle (mma where it would pick
+          // dequant_cublas), in the workspace that linear_workspace_bytes(automatic) asks for.
+          for (int pass = 0; pass <= 5; ++pass) {
+            const gpu::Kernel kernel = pass < 5 ? kernels[pass] : gpu::Kernel::automatic;
+            cublasHandle_t handle = pass < 5 ? cublas.h : nullptr;
+            if (pass >= 3 && pass < 5 && !handle) continue;  // KBIT_TEST_NO_CUBLAS
             std::vector<uint16_t> got;
-            if (!run_dense(kernel, act, w, to_act(act, A), M, got, cublas.h)) {
+            if (!run_dense(kernel, act, w, to_act(act, A), M, got, handle)) {
               CHECK_MESSAGE(!(kernel == gpu::Kernel::gemv && M <= 4), "gemv refused M = ", M);
               continue;
             }
             const int64_t bad = first_mismatch(got, want);
-            CHECK_MESSAGE(bad < 0, std::string(gpu::kernel_name(kernel)), " k=", bits, " N=", sh.N, " K=", sh.K, " M=", M, " ",
+            CHECK_MESSAGE(bad < 0, std::string(gpu::kernel_name(kernel)), handle ? "" : " (no cuBLAS handle)", " k=", bits, " N=", sh.N, " K=", sh.K, " M=", M, " ",
                           std::string(act_name(act)), ": C[", bad / sh.N, ", ", bad % sh.N, "] = ",
                           (bad >= 0 ? from_act(act, got[size_t(bad)]) : 0.0f), " want ",
                           (bad >= 0 ? from_act(act, want[size_t(bad)]) : 0.0f));
@@ -297,6 +316,7 @@ TEST_CASE("gpu: dense kernels on random bytes stay within the dtype rounding bou
         gemm_ref(Ar.data(), M, q.view(), ref.data());
         const double u = act == Act::f16 ? 0x1p-11 : 0x1p-8;
         for (gpu::Kernel kernel : {gpu::Kernel::v0, gpu::Kernel::gemv, gpu::Kernel::mma, gpu::Kernel::dequant_cublas}) {
+          if (kernel == gpu::Kernel::dequant_cublas && !cublas.h) continue;  // KBIT_TEST_NO_CUBLAS
           std::vector<uint16_t> got;
           if (!run_dense(kernel, act, w, to_act(act, Ar), M, got, cublas.h)) continue;
           double err = 0, norm = 0;

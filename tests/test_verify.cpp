@@ -502,3 +502,29 @@ TEST_CASE("--no-cublas: S and Q on the CPU match float64 sums over the dequantiz
         CHECK(one.Q == Q[i]);
       }
 }
+
+TEST_CASE("--shard and --range select the same cases a single run would, in order") {
+  PlanOptions opt;
+  const std::vector<CaseSpec> all = plan_cases(catalogue(), opt);
+  REQUIRE(all.size() > 100);
+  auto names = [](const std::vector<CaseSpec>& v) {
+    std::vector<std::string> n;
+    for (const CaseSpec& c : v) n.push_back(c.name());
+    return n;
+  };
+  CHECK(names(select_cases(all, "", "")) == names(all));
+  // shard 1/3 is positions 1, 4, 7, ...; ranges 0:5 and 5: of it rebuild it
+  const std::vector<CaseSpec> shard = select_cases(all, "1/3", "");
+  REQUIRE(shard.size() == (all.size() - 1 + 2) / 3);
+  CHECK(shard[2].name() == all[7].name());
+  std::vector<std::string> joined = names(select_cases(all, "1/3", "0:5"));
+  CHECK(joined.size() == 5);
+  for (const std::string& n : names(select_cases(all, "1/3", "5:"))) joined.push_back(n);
+  CHECK(joined == names(shard));
+  CHECK(select_cases(all, "", "3:3").empty());
+  CHECK(select_cases(all, "", "10:999999").size() == all.size() - 10);
+  CHECK(select_cases(all, "", "999999:").empty());
+  CHECK(select_cases(all, "0/1", ":4").size() == 4);
+  for (const char* bad : {"5", "a:b", "7:3", "-1:2", "1:2:3", " 1:2"}) CHECK_THROWS_AS(select_cases(all, "", bad), Error);
+  for (const char* bad : {"3/3", "1/0", "x", "1/2/3"}) CHECK_THROWS_AS(select_cases(all, bad, ""), Error);
+}

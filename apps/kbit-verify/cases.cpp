@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -179,6 +180,35 @@ std::string skip_reason(const CaseSpec& c, bool no_cublas) {
   if (no_cublas && c.family == Family::dense && c.kernel == "dequant_cublas")
     return "--no-cublas: dequant_cublas runs cublasGemmEx";
   return "";
+}
+
+std::vector<CaseSpec> select_cases(std::vector<CaseSpec> cases, const std::string& shard, const std::string& range) {
+  if (!shard.empty()) {
+    size_t index = 0, count = 0;
+    char slash = 0;
+    std::istringstream in(shard);
+    if (!(in >> index >> slash >> count) || slash != '/' || !in.eof() || count == 0 || index >= count)
+      throw Error("--shard '" + shard + "': expected I/N with 0 <= I < N, e.g. 0/4");
+    std::vector<CaseSpec> mine;
+    for (size_t i = index; i < cases.size(); i += count) mine.push_back(cases[i]);
+    cases = std::move(mine);
+  }
+  if (!range.empty()) {
+    const size_t colon = range.find(':');
+    auto number = [&](const std::string& t, size_t fallback, size_t& v) {
+      if (t.empty()) return v = fallback, true;
+      const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+      return r.ec == std::errc() && r.ptr == t.data() + t.size();
+    };
+    size_t a = 0, b = 0;
+    if (colon == std::string::npos || !number(range.substr(0, colon), 0, a) ||
+        !number(range.substr(colon + 1), SIZE_MAX, b) || a > b)
+      throw Error("--range '" + range + "': expected A:B with 0 <= A <= B (positions after --shard), e.g. 40:80 or 40:");
+    a = std::min(a, cases.size());
+    b = std::min(b, cases.size());
+    cases = std::vector<CaseSpec>(cases.begin() + std::ptrdiff_t(a), cases.begin() + std::ptrdiff_t(b));
+  }
+  return cases;
 }
 
 std::vector<CaseSpec> plan_cases(const Catalogue& cat, const PlanOptions& opt) {

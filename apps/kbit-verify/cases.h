@@ -79,6 +79,11 @@ std::vector<CaseSpec> plan_cases(const Catalogue& cat, const PlanOptions& opt);
 // The plan keeps skipped cases, so --shard I/N splits the same list with or without the flag.
 std::string skip_reason(const CaseSpec& c, bool no_cublas);
 
+// --shard I/N keeps every N-th case from I; then --range A:B keeps positions [A, B) of what is
+// left (B may pass the end; "A:" means to the end), so a long sanitizer run can resume where a
+// time limit cut it. Empty strings select everything. Throws kbit::Error on a malformed spec.
+std::vector<CaseSpec> select_cases(std::vector<CaseSpec> cases, const std::string& shard, const std::string& range);
+
 // Repro file (--repro-dir) and its reader for --case.
 struct CaseOutcome {
   CaseSpec spec;

@@ -17,7 +17,7 @@ struct ElementReport {
 };
 
 struct CheckResult {
-  std::string name;          // "cpu", "cublas", "cublas_rerun", "exact_cpu", "exact_cublas", "bits"
+  std::string name;          // "cpu", "cublas", "cublas_rerun", "cpu_rerun", "exact_cpu", "exact_cublas", "bits"
   bool exact = false;        // tolerance 0 (bit-for-bit)
   int64_t compared = 0, failed = 0, nonfinite = 0;
   bool ref_all_zero = false;

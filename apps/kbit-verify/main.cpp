@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   bool quick = false, full = false, skip_no_gpu = false, time_mode = false, list = false, no_exact = false,
        no_rerun = false, verbose = false, no_cublas = false;
-  std::string filter, kernels, json_path, repro_dir = "out/verify-repro", case_arg, time_m = "1,16,128", shard;
+  std::string filter, kernels, json_path, repro_dir = "out/verify-repro", case_arg, time_m = "1,16,128", shard, range;
   int threads = 0, time_bits = 4, time_iters = 20, time_warmup = 5;
   int64_t samples = 4096;
   app.add_option("--shapes", shapes_path, "shapes catalogue")->capture_default_str();
@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
                  "grouped_mma, fast) or family.kernel (moe.v0)");
   app.add_option("--shard", shard,
                  "I/N: run only every N-th case starting at I (0 <= I < N), so N processes can split a sweep");
+  app.add_option("--range", range,
+                 "A:B: then run only positions A..B-1 of the (sharded) list, to resume a run cut by a time limit");
   app.add_option("--case", case_arg, "rerun one case: a repro file or a case name (with --seed)");
   app.add_option("--json", json_path, "write every case and the summary as JSON");
   app.add_option("--repro-dir", repro_dir, "one repro file per failed case")->capture_default_str();
@@ -127,16 +129,7 @@ int main(int argc, char** argv) {
       opt.kernels = split_list(kernels);
       cases = plan_cases(cat, opt);
     }
-    if (!shard.empty()) {
-      size_t index = 0, count = 0;
-      char slash = 0;
-      std::istringstream in(shard);
-      if (!(in >> index >> slash >> count) || slash != '/' || !in.eof() || count == 0 || index >= count)
-        throw Error("--shard '" + shard + "': expected I/N with 0 <= I < N, e.g. 0/4");
-      std::vector<CaseSpec> mine;
-      for (size_t i = index; i < cases.size(); i += count) mine.push_back(cases[i]);
-      cases = std::move(mine);
-    }
+    cases = select_cases(std::move(cases), shard, range);
   } catch (const Error& e) {
     std::fprintf(stderr, "kbit-verify: %s\n", e.what());
     return kExitUsage;

@@ -582,7 +582,9 @@ struct Runner::Impl {
         return o;
       }
       got = download(C.data(), rows * N, c.dtype, th);
-      o.checks.push_back(check_cublas("cublas_rerun", got, cub, false, tol));
+      // --no-cublas: the second launch is checked against the CPU reference instead.
+      if (opt.cublas) o.checks.push_back(check_cublas("cublas_rerun", got, cub, false, tol));
+      else o.checks.push_back(check_cpu("cpu_rerun", got, ref, false, c.dtype, tol));
     }
     if (opt.exact) {
       msg = run_once(c, dA_exact.data(), d_exact.view, true, nullptr, &st);

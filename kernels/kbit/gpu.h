@@ -70,8 +70,8 @@ struct LinearArgs {
   cudaStream_t stream = nullptr;
 };
 
-// Workspace for `kernel` (automatic: for whatever dispatch chooses with a cuBLAS handle) at this
-// M and weight. The split-K kernels keep a few counters in it: zero the workspace once after
+// Workspace for `kernel` (automatic: enough for whatever dispatch chooses, with or without a cuBLAS
+// handle) at this M and weight. The split-K kernels keep a few counters in it: zero the workspace once after
 // allocating it (cudaMemset); every call leaves the counters at zero again. One workspace must not
 // be used by two calls running concurrently on different streams.
 size_t linear_workspace_bytes(int64_t M, const TiledView& w, Act act, Kernel kernel = Kernel::automatic);
