@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source scripts/lib/apt.sh
-ensure_packages setup cmake g++ make libcli11-dev doctest-dev nlohmann-json3-dev
+ensure_packages setup cmake g++ make python3 libcli11-dev doctest-dev nlohmann-json3-dev
 
 # Python safetensors + numpy for the interop test (tests/interop): best effort, never fails setup;
 # without them that test reports "skipped".

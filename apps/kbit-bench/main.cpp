@@ -68,16 +68,21 @@ int main(int argc, char** argv) {
   bool quick = false, dry_run = false, all_shapes = false;
   app.add_option("--shapes", shapes, "shapes catalogue");
   app.add_option("--models", o.models, "models (default: all)")->delimiter(',');
-  app.add_option("--M", o.Ms, "token counts")->delimiter(',');
+  CLI::Option* opt_m = app.add_option("--M", o.Ms, "token counts")->delimiter(',');
   app.add_option("--bits", o.bits, "k values (2..5)")->delimiter(',');
-  app.add_option("--dtypes", o.dtypes, "f16,bf16")->delimiter(',');
-  app.add_option("--kernels", o.kernels, "kbit kernels (default: all)")->delimiter(',');
-  app.add_option("--v0-max-m", o.v0_max_m, "largest M for the slow v0 kernels");
+  CLI::Option* opt_dtypes = app.add_option("--dtypes", o.dtypes, "f16,bf16")->delimiter(',');
+  CLI::Option* opt_kernels = app.add_option("--kernels", o.kernels, "kbit kernels (default: all)")->delimiter(',');
+  CLI::Option* opt_v0 = app.add_option("--v0-max-m", o.v0_max_m, "largest M for the slow v0 kernels");
   app.add_flag("--non-block", all_shapes, "also shapes with block = false");
   app.add_flag("--hot", g.hot, "one weight copy (rows labelled HOT)");
   app.add_option("--replays", g.replays, "graph replays per row")->check(CLI::Range(3, 1000));
   app.add_option("--threads", g.threads, "CPU threads (0: all)");
-  app.add_flag("--quick", quick, "about a minute: 2 models, M 1,16,128, f16, k 4, no v0");
+  // --quick fixes M, dtypes, kernels and v0: say so rather than drop those options silently
+  app.add_flag("--quick", quick, "about a minute: 2 models, M 1,16,128, f16, k 4, no v0 (keeps --models, --bits, --replays)")
+      ->excludes(opt_m)
+      ->excludes(opt_dtypes)
+      ->excludes(opt_kernels)
+      ->excludes(opt_v0);
   app.add_flag("--dry-run", dry_run, "print the plan size and time estimate, run nothing");
   app.add_option("--markdown", md, "markdown report");
   app.add_option("--csv", csv, "CSV report");

@@ -22,12 +22,25 @@
 #include "cases.h"
 #include "catalogue.h"
 #include "kbit/error.h"
+#include "kbit/safetensors.h"
 #include "runner.h"
 
 using namespace kbit;
 using namespace kbit::verify;
 
 namespace {
+
+// Reports and repro files go through a temporary file and a rename, so a crash or a full disk
+// never leaves a truncated JSON that looks complete. Returns false (and says why) on failure.
+bool write_file(const std::string& path, const std::string& text) {
+  try {
+    kbit::st::write_text_atomic(path, text);
+    return true;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kbit-verify: cannot write %s: %s\n", path.c_str(), e.what());
+    return false;
+  }
+}
 
 constexpr int kExitPass = 0, kExitFail = 1, kExitUsage = 2, kExitCuda = 3, kExitSkip = 77;
 
@@ -130,6 +143,9 @@ int main(int argc, char** argv) {
       cases = plan_cases(cat, opt);
     }
     cases = select_cases(std::move(cases), shard, range);
+    if (cases.empty())
+      throw Error("no case selected (check --filter, --kernels, --shard and --range); an empty run would pass "
+                  "without checking anything");
   } catch (const Error& e) {
     std::fprintf(stderr, "kbit-verify: %s\n", e.what());
     return kExitUsage;
@@ -200,8 +216,8 @@ int main(int argc, char** argv) {
         print_worst(o);
         std::filesystem::create_directories(repro_dir);
         const std::string path = repro_dir + "/" + repro_filename(c);
-        std::ofstream(path) << outcome_json(o, seed).dump(2) << "\n";
-        std::printf("    repro: %s  (kbit-verify --case %s)\n", path.c_str(), path.c_str());
+        if (write_file(path, outcome_json(o, seed).dump(2) + "\n"))
+          std::printf("    repro: %s  (kbit-verify --case %s)\n", path.c_str(), path.c_str());
       }
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -264,19 +280,12 @@ int main(int argc, char** argv) {
   } catch (const CudaFailure& e) {
     std::fprintf(stderr, "\nkbit-verify: CUDA error: %s\n", e.what());
     report["cuda_error"] = e.what();
-    if (!json_path.empty()) std::ofstream(json_path) << report.dump(1) << "\n";
+    if (!json_path.empty()) write_file(json_path, report.dump(1) + "\n");
     return kExitCuda;
   } catch (const Error& e) {
     std::fprintf(stderr, "\nkbit-verify: %s\n", e.what());
     return kExitUsage;
   }
-  if (!json_path.empty()) {
-    std::ofstream out(json_path);
-    out << report.dump(1) << "\n";
-    if (!out) {
-      std::fprintf(stderr, "kbit-verify: cannot write %s\n", json_path.c_str());
-      return kExitUsage;
-    }
-  }
+  if (!json_path.empty() && !write_file(json_path, report.dump(1) + "\n")) return kExitUsage;
   return failed ? kExitFail : kExitPass;
 }

@@ -4,7 +4,10 @@
 # A..B-1 of --shard SHARD/N; WORKERS processes each take the next chunk until the queue is empty or
 # the deadline comes. Static shards left some processes idle while others sat on 4-minute MoE cases;
 # chunks of a few cases keep every worker busy. Chunks cut by the deadline go to $OUT/TAG/left.txt
-# (same format, starting at the first unfinished case) for the next call.
+# (same format, starting at the first unfinished case) for the next call. A case counts as done
+# when kbit-verify printed its line: racecheck prints each report when the kernel that raced ends
+# (the reports sit between the case lines in its logs), so a process the deadline kills after a
+# case line has already reported that case's kernels, though it never prints RACECHECK SUMMARY.
 # Usage (repo root on the GPU machine, binaries in .deps/gpu):
 #   bash bench/scripts/h100_racecheck_queue.sh QUEUE N WORKERS SECONDS [TAG=q]   -> $OUT/TAG.tar.gz
 set -u

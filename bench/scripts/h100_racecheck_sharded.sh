@@ -3,8 +3,8 @@
 # so racecheck runs unfiltered and instruments only our kernels. (With a kernel filter racecheck
 # dies with "Internal Sanitizer Error" at the first cuBLAS call, H100, CUDA 13.0; instrumenting
 # cuBLAS's kernels made each case take ~15 s and gave false reports inside its nvjet kernels.)
-# --no-cublas skips the dequant_cublas cases and the cuBLAS checks; the CPU checks and exact mode
-# vs the CPU run with the same tolerances (docs/kbit-verify.md).
+# --no-cublas skips the dequant_cublas cases and the cuBLAS checks; check (a) against the CPU runs
+# with the same tolerances (docs/kbit-verify.md).
 # VERIFY_FLAGS (default "--no-rerun --no-exact") drops the second launch and the exact-mode launch
 # of each case: racecheck only tracks shared memory, and those launches run the same kernel with
 # the same grid and shape as the first one (other data values, no data-dependent shared-memory
