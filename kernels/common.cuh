@@ -8,6 +8,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "kbit/block_decode.h"
 #include "kbit/format.h"
 #include "kbit/gpu.h"
 #include "kbit/tiled.h"
@@ -44,34 +45,9 @@ __device__ __forceinline__ int block_index(const uint32_t (&w)[KB], int j) {
   return idx;
 }
 
-// Fast form: a 4x4 bit transpose inside every nibble column of the bit planes (four delta
-// swaps, ~20 instructions per 32 weights) turns k <= 4 planes into nibbles; plane 4 (k = 5) is
-// merged in as bit 4. Outputs byte c of E[r] = 4 * idx of element 8c + r and byte c of O[r] =
-// 4 * idx of element 8c + 4 + r: a byte offset into a float codebook, so each weight then costs
-// one byte extract (PRMT), one shared-memory load and its FMAs. Checked bit for bit by the
-// exact-mode kernel tests against the CPU reference (tests/test_kernels_gpu.cu).
-template <int KB>
-__device__ __forceinline__ void block_offsets(const uint32_t (&w)[KB], uint32_t (&E)[4], uint32_t (&O)[4]) {
-  uint32_t p0 = w[0], p1 = w[1], p2 = 0, p3 = 0;
-  if constexpr (KB > 2) p2 = w[2];
-  if constexpr (KB > 3) p3 = w[3];
-  uint32_t t;
-  t = ((p0 >> 1) ^ p1) & 0x55555555u; p1 ^= t; p0 ^= t << 1;
-  t = ((p2 >> 1) ^ p3) & 0x55555555u; p3 ^= t; p2 ^= t << 1;
-  t = ((p0 >> 2) ^ p2) & 0x33333333u; p2 ^= t; p0 ^= t << 2;
-  t = ((p1 >> 2) ^ p3) & 0x33333333u; p3 ^= t; p1 ^= t << 2;
-  const uint32_t T[4] = {p0, p1, p2, p3};
-#pragma unroll
-  for (int r = 0; r < 4; ++r) {
-    E[r] = (T[r] << 2) & 0x3C3C3C3Cu;
-    O[r] = (T[r] >> 2) & 0x3C3C3C3Cu;
-    if constexpr (KB == 5) {
-      const uint32_t u = (w[KB - 1] >> r) & 0x11111111u;
-      E[r] |= (u << 6) & 0x40404040u;
-      O[r] |= (u << 2) & 0x40404040u;
-    }
-  }
-}
+// Fast form: block_offsets (lib/kbit/block_decode.h, host + device so the CPU tests check the
+// very function the kernels run) turns the planes into codebook byte offsets for cb_byte.
+
 // Codebook entry at byte offset byte c of `offsets` (from block_offsets).
 __device__ __forceinline__ float cb_byte(const float* cb_s, uint32_t offsets, int c) {
   const uint32_t off = __byte_perm(offsets, 0u, 0x4440u + static_cast<uint32_t>(c));

@@ -1,0 +1,71 @@
+// block_offsets (lib/kbit/block_decode.h) is the decode the gemv and mma kernels run; here it runs
+// on the CPU against the reference unpack_index of FORMAT §5 for every element of every block.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "kbit/block_decode.h"
+#include "kbit/format.h"
+#include "kbit/rng.h"
+
+namespace {
+
+template <int KB>
+int check_block(const uint32_t (&w)[KB]) {
+  uint32_t E[4], O[4];
+  kbit::block_offsets<KB>(w, E, O);
+  int bad = 0;
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) {
+      // byte c of E[r] is element 8c + r, byte c of O[r] element 8c + 4 + r, both as 4 * index
+      const int even = kbit::unpack_index(w, 8 * c + r, KB), odd = kbit::unpack_index(w, 8 * c + 4 + r, KB);
+      bad += kbit::offset_byte(E[r], c) != 4 * even;
+      bad += kbit::offset_byte(O[r], c) != 4 * odd;
+    }
+  return bad;
+}
+
+template <int KB>
+void check_all_patterns() {
+  uint32_t w[KB] = {};
+  CHECK(check_block<KB>(w) == 0);
+  for (int b = 0; b < KB; ++b) w[b] = 0xFFFFFFFFu;
+  CHECK(check_block<KB>(w) == 0);
+  // every single bit alone: each plane bit must land in exactly its element's byte
+  for (int b = 0; b < KB; ++b)
+    for (int j = 0; j < 32; ++j) {
+      uint32_t one[KB] = {};
+      one[b] = 1u << j;
+      CHECK_MESSAGE(check_block<KB>(one) == 0, "k=", KB, " plane ", b, " bit ", j);
+    }
+  kbit::Rng rng(0xB10C0 + KB);
+  int bad = 0;
+  for (int i = 0; i < 20000; ++i) {
+    for (int b = 0; b < KB; ++b) w[b] = static_cast<uint32_t>(rng.next());
+    bad += check_block<KB>(w);
+  }
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE("block_offsets gives 4 * index of every element, k = 2..5") {
+  check_all_patterns<2>();
+  check_all_patterns<3>();
+  check_all_patterns<4>();
+  check_all_patterns<5>();
+}
+
+TEST_CASE("block_offsets: a wrong plane order is caught") {
+  // the check above must be able to fail: swap two planes and the offsets no longer match
+  uint32_t w[4] = {0x12345678u, 0x9ABCDEF0u, 0x0F0F0F0Fu, 0x33333333u};
+  CHECK(check_block<4>(w) == 0);
+  uint32_t E[4], O[4];
+  const uint32_t swapped[4] = {w[1], w[0], w[2], w[3]};
+  kbit::block_offsets<4>(swapped, E, O);
+  int differ = 0;
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) differ += kbit::offset_byte(E[r], c) != 4 * kbit::unpack_index(w, 8 * c + r, 4);
+  CHECK(differ > 0);
+}
