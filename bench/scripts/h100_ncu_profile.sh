@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# ncu profile of the kernels the performance notes ask about (docs/perf-notes.md, "Analysis,
+# 2026-11-23"): is the M = 1 gemv issue-bound, and what holds the mma kernel at 26% of bandwidth?
+# One kbit-verify case per kernel (--no-cublas --no-rerun --no-exact: exactly one kbit launch per
+# case, verified against the CPU), the first matching launch profiled. --clock-control none: the
+# GPU's clocks are left as they are (ncu would otherwise lock them to base for the run).
+# Usage (repo root on the GPU machine, binaries in .deps/gpu): bash bench/scripts/h100_ncu_profile.sh
+# Writes $OUT/ncu.tar.gz: one .ncu-rep and one text report (details page) per case, summary.txt.
+set -u
+D="$OUT/ncu"
+mkdir -p "$D"
+cases=(
+  "dense/llama-3-70b.mlp.gate_up/N57344.K8192/M1/k4/f16/gemv"
+  "dense/llama-3-70b.mlp.gate_up/N57344.K8192/M4/k4/f16/gemv"
+  "dense/llama-3-70b.mlp.gate_up/N57344.K8192/M16/k4/f16/mma"
+  "dense/llama-3-70b.mlp.gate_up/N57344.K8192/M64/k4/f16/mma"
+  "dense/qwen3-coder-next.attn.k_proj/N512.K2048/M1/k4/f16/gemv"
+  "dense/llama-3-70b.mlp.gate_up/N57344.K8192/M1/k2/f16/gemv"
+)
+sections=(--section SpeedOfLight --section SchedulerStats --section WarpStateStats --section Occupancy
+          --section LaunchStats --section MemoryWorkloadAnalysis --section InstructionStats
+          --section ComputeWorkloadAnalysis)
+for c in "${cases[@]}"; do
+  tag=$(echo "$c" | tr '/' '_')
+  timeout 240 ncu --clock-control none --kernel-name regex:'gemv_kernel|mma_kernel' --launch-count 1 \
+    "${sections[@]}" --export "$D/$tag" --force-overwrite \
+    .deps/gpu/kbit-verify --case "$c" --no-cublas --no-rerun --no-exact --shapes data/shapes.json \
+    > "$D/$tag.txt" 2>&1
+  echo "$c rc=$? $(grep -E '^\[' "$D/$tag.txt" | cut -c1-60 | head -1)" | tee -a "$D/summary.txt"
+  # the headline numbers, so the summary reads without the ncu GUI
+  grep -E "DRAM Throughput|Memory Throughput|Duration|Issue Slots Busy|Issued Ipc Active|No Eligible|Achieved Occupancy|Registers Per Thread|Stall|Warp Cycles Per Issued" \
+    "$D/$tag.txt" | sed 's/^/    /' | head -24 >> "$D/summary.txt"
+done
+cat "$D/summary.txt"
+tar -C "$OUT" -czf "$OUT/ncu.tar.gz" ncu && rm -rf "$D"
