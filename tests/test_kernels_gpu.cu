@@ -106,7 +106,8 @@ QuantizedTensor random_weights(int bits, int64_t E, int64_t N, int64_t K, uint64
   return q;
 }
 
-// C = kernel(A) for a dense kernel; returns false (n/a) when the kernel rejects the case.
+// C = kernel(A) for a dense kernel; returns false (n/a) when the kernel rejects the case, which the
+// API allows only for gemv above M = 4 (any other refusal fails the test here).
 bool run_dense(gpu::Kernel kernel, Act act, const DeviceWeights& w, const std::vector<uint16_t>& A, int64_t M,
                std::vector<uint16_t>& C, cublasHandle_t cublas) {
   DeviceBuf<uint16_t> dA(A), dC(size_t(M * w.view.N));
@@ -125,7 +126,11 @@ bool run_dense(gpu::Kernel kernel, Act act, const DeviceWeights& w, const std::v
   a.workspace_bytes = ws_bytes;
   a.cublas = cublas;
   const gpu::Status s = gpu::linear(a);
-  if (s == gpu::Status::bad_kernel) return false;
+  if (s == gpu::Status::bad_kernel) {
+    CHECK_MESSAGE((kernel == gpu::Kernel::gemv && M > 4), std::string(gpu::kernel_name(kernel)), " refused M = ", M,
+                  ": ", gpu::status_message());
+    return false;
+  }
   REQUIRE_MESSAGE(s == gpu::Status::ok, gpu::status_name(s), ": ", gpu::status_message());
   CUDA_REQUIRE(cudaGetLastError());
   C = dC.host();
@@ -188,8 +193,16 @@ struct CublasHandle {
 
 TEST_CASE("gpu: dense kernels equal the CPU reference bit for bit in exact mode") {
   CublasHandle cublas;
-  const gpu::Kernel kernels[] = {gpu::Kernel::v0, gpu::Kernel::gemv, gpu::Kernel::mma, gpu::Kernel::dequant_cublas,
-                                 gpu::Kernel::automatic};
+  // Every dense kernel with the handle, then automatic without one (mma where it would pick
+  // dequant_cublas) in the workspace linear_workspace_bytes(automatic) asks for. Under
+  // KBIT_TEST_NO_CUBLAS there is no handle: the runs that need one are left out.
+  struct Run {
+    gpu::Kernel kernel;
+    cublasHandle_t handle;
+  };
+  std::vector<Run> runs = {{gpu::Kernel::v0, cublas.h}, {gpu::Kernel::gemv, cublas.h}, {gpu::Kernel::mma, cublas.h}};
+  if (cublas.h) runs.insert(runs.end(), {{gpu::Kernel::dequant_cublas, cublas.h}, {gpu::Kernel::automatic, cublas.h}});
+  runs.push_back({gpu::Kernel::automatic, nullptr});
   struct Shape {
     int64_t N, K;
   };
@@ -206,19 +219,9 @@ TEST_CASE("gpu: dense kernels equal the CPU reference bit for bit in exact mode"
         gemm_ref(A.data(), M, q.view(), ref.data());
         for (Act act : {Act::f16, Act::bf16}) {
           const std::vector<uint16_t> want = to_act(act, ref);
-          // The last pass is automatic without a cuBLAS handle (mma where it would pick
-          // dequant_cublas), in the workspace that linear_workspace_bytes(automatic) asks for.
-          for (int pass = 0; pass <= 5; ++pass) {
-            const gpu::Kernel kernel = pass < 5 ? kernels[pass] : gpu::Kernel::automatic;
-            cublasHandle_t handle = pass < 5 ? cublas.h : nullptr;
-            if (pass >= 3 && pass < 5 && !handle) continue;  // KBIT_TEST_NO_CUBLAS
+          for (const auto& [kernel, handle] : runs) {
             std::vector<uint16_t> got;
-            if (!run_dense(kernel, act, w, to_act(act, A), M, got, handle)) {
-              // the only refusal the API documents: gemv above M = 4
-              CHECK_MESSAGE((kernel == gpu::Kernel::gemv && M > 4), std::string(gpu::kernel_name(kernel)),
-                            " refused M = ", M, ": ", gpu::status_message());
-              continue;
-            }
+            if (!run_dense(kernel, act, w, to_act(act, A), M, got, handle)) continue;
             const int64_t bad = first_mismatch(got, want);
             CHECK_MESSAGE(bad < 0, std::string(gpu::kernel_name(kernel)), handle ? "" : " (no cuBLAS handle)", " k=", bits, " N=", sh.N, " K=", sh.K, " M=", M, " ",
                           std::string(act_name(act)), ": C[", bad / sh.N, ", ", bad % sh.N, "] = ",
@@ -326,11 +329,7 @@ TEST_CASE("gpu: dense kernels on random bytes stay within the dtype rounding bou
         for (gpu::Kernel kernel : {gpu::Kernel::v0, gpu::Kernel::gemv, gpu::Kernel::mma, gpu::Kernel::dequant_cublas}) {
           if (kernel == gpu::Kernel::dequant_cublas && !cublas.h) continue;  // KBIT_TEST_NO_CUBLAS
           std::vector<uint16_t> got;
-          if (!run_dense(kernel, act, w, to_act(act, Ar), M, got, cublas.h)) {
-            CHECK_MESSAGE((kernel == gpu::Kernel::gemv && M > 4), std::string(gpu::kernel_name(kernel)),
-                          " refused M = ", M, ": ", gpu::status_message());
-            continue;
-          }
+          if (!run_dense(kernel, act, w, to_act(act, Ar), M, got, cublas.h)) continue;
           double err = 0, norm = 0;
           bool finite = true;
           for (size_t i = 0; i < ref.size(); ++i) {
