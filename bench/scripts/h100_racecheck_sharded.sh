@@ -17,6 +17,7 @@
 #   bash bench/scripts/h100_racecheck_sharded.sh [SHARDS=14] [SECONDS=510] [STARTS=0,0,...] [TAG=r]
 #   (writes $OUT/TAG.tar.gz: the shard logs, rc.txt, mode.txt, next-starts.txt, gpu-load.txt)
 set -u
+source "$(dirname "$0")/lib/racecheck.sh"
 n=${1:-14} limit=${2:-510} starts=${3:-} tag=${4:-r}
 flags=${VERIFY_FLAGS---no-rerun --no-exact}
 R=$PWD
@@ -25,16 +26,10 @@ mkdir -p "$D"
 : > "$D/rc.txt"
 IFS=, read -r -a start <<< "$starts"
 echo "racecheck: kbit-verify --quick --no-cublas $flags, unfiltered, $n shards, timeout ${limit}s each, starts ${starts:-0}" | tee "$D/mode.txt"
-# GPU utilization and host load every 15 s: is the sanitized sweep GPU- or CPU-bound?
-( while sleep 15; do
-    echo "$(date +%T) gpu $(nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader) load $(cut -d' ' -f1 /proc/loadavg)"
-  done > "$D/gpu-load.txt" ) &
-mon=$!
+start_load_monitor "$D/gpu-load.txt"
 for ((i = 0; i < n; ++i)); do
   s=${start[$i]:-0}
-  ( timeout "$limit" compute-sanitizer --tool racecheck --error-exitcode 9 --print-limit 100000 \
-      .deps/gpu/kbit-verify --quick --no-cublas $flags --threads 1 --shard "$i/$n" --range "$s:" \
-      --shapes "$R/data/shapes.json" --repro-dir "$D/repro-$i" > "$D/racecheck-${i}of$n.txt" 2>&1
+  ( racecheck_run "$limit" "$i/$n" "$s:" "$D/repro-$i" "$D/racecheck-${i}of$n.txt"
     echo "racecheck shard $i/$n from $s rc=$? (124: timed out, 9: hazards)" >> "$D/rc.txt" ) &
 done
 wait $(jobs -p | grep -v "^$mon\$")
@@ -44,15 +39,11 @@ done_total=0 planned_total=0 hazards_total=0 reports_total=0 next=()
 for ((i = 0; i < n; ++i)); do
   f="$D/racecheck-${i}of$n.txt"
   s=${start[$i]:-0}
-  # every finished case prints one "[  i/n] status name ..." line (stdout is not a terminal)
-  done_i=$(grep -cE '^\[ *[0-9]+/[0-9]+\] ' "$f")
+  done_i=$(log_cases_done "$f") hazards_i=$(log_hazards "$f") reports_i=$(log_race_reports "$f")
   planned_i=$(sed -nE 's/^kbit-verify: ([0-9]+) cases on .*/\1/p' "$f" | head -1)
-  hazards_i=$(grep -E 'RACECHECK SUMMARY' "$f" | grep -oE '[0-9]+ hazard' | grep -oE '[0-9]+' | head -1)
-  # a shard cut by its timeout prints no RACECHECK SUMMARY: count the reports it printed as it went
-  reports_i=$(grep -cE '^========= +(Error|Warning): .*(Race|hazard)' "$f")
   echo "== shard $i/$n: positions $s..$((s + done_i - 1)) done (${done_i} of ${planned_i:-?} from $s), hazards: ${hazards_i:-? (no RACECHECK SUMMARY)}, race reports printed: $reports_i"
   grep -E ' cases in ' "$f" || echo "   (no summary line) last: $(grep -E '^\[' "$f" | tail -1 | cut -c1-100)"
-  grep -m3 -E "Internal Sanitizer Error|CUDA error|^kbit-verify: " "$f" | grep -v ' cases on ' | sed 's/^/   /'
+  log_errors "$f" 3 "   "
   done_total=$((done_total + done_i)) planned_total=$((planned_total + ${planned_i:-0}))
   hazards_total=$((hazards_total + ${hazards_i:-0})) reports_total=$((reports_total + reports_i))
   next+=($((s + done_i)))
