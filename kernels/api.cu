@@ -124,6 +124,7 @@ const char* kernel_name(Kernel k) {
     case Kernel::gemv: return "gemv";
     case Kernel::mma: return "mma";
     case Kernel::dequant_cublas: return "dequant_cublas";
+    case Kernel::tcv: return "tcv";
   }
   return "unknown";
 }
@@ -133,18 +134,23 @@ const char* moe_kernel_name(MoeKernel k) {
     case MoeKernel::v0: return "v0";
     case MoeKernel::grouped_gemv: return "grouped_gemv";
     case MoeKernel::grouped_mma: return "grouped_mma";
+    case MoeKernel::grouped_tcv: return "grouped_tcv";
   }
   return "unknown";
 }
 
 // Dispatch (first version; the performance issue tunes it from kbit-bench measurements).
 Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
-  (void)w;
   (void)act;
-  if (M <= 4) return Kernel::gemv;
+  // kbit-bench on the H100 (bench/results/2026-11-23-h100-tcv): the scalar gemv wins at M = 1..2
+  // except on short rows (K <= 512: tcv 4.0 vs 4.8 us on Qwen3 shared_expert.down); from M = 3
+  // tcv wins or ties everywhere (Llama-3-70B gate_up M = 4: 150 vs 209 us) and beats mma at
+  // M = 5..16 on every catalogue shape.
+  if (M <= 2) return w.K <= 512 ? Kernel::tcv : Kernel::gemv;
+  if (M <= 16) return Kernel::tcv;
   // kbit-bench on the H100 (bench/results/2026-11-22-h100-bench): dequant + cuBLAS beats mma on 7 of
   // 8 Qwen3-Coder-Next dense shapes at M = 32 and on all of them from M = 64 (mma: 2-4x slower).
-  if (M > 16 && have_cublas) return Kernel::dequant_cublas;
+  if (have_cublas) return Kernel::dequant_cublas;
   return Kernel::mma;
 }
 
@@ -159,6 +165,7 @@ size_t linear_workspace_bytes(int64_t M, const TiledView& w, Act act, Kernel ker
   switch (kernel) {
     case Kernel::gemv: return M >= 1 && M <= 4 ? detail::gemv_workspace_bytes(M, w) : 0;
     case Kernel::mma: return M >= 1 ? detail::mma_workspace_bytes(M, w) : 0;
+    case Kernel::tcv: return M >= 1 && M <= 16 ? detail::tcv_workspace_bytes(M, w, act) : 0;
     case Kernel::dequant_cublas: return static_cast<size_t>(w.N) * w.K * 2;
     default: return 0;
   }
@@ -182,6 +189,10 @@ Status linear(const LinearArgs& a) {
       e = detail::launch_gemv(a);
       break;
     case Kernel::mma: e = detail::launch_mma(a); break;
+    case Kernel::tcv:
+      if (a.M > 16) return fail(Status::bad_kernel, "kernel tcv takes M = 1..16, got M = " + std::to_string(a.M));
+      e = detail::launch_tcv(a);
+      break;
     case Kernel::dequant_cublas: return run_dequant_cublas(a);
     default: return fail(Status::bad_kernel, "unknown kernel");
   }
@@ -192,13 +203,17 @@ Status linear(const LinearArgs& a) {
 MoeKernel choose_moe_kernel(int64_t total_rows, const TiledView& w, Act act, int max_rows_hint) {
   (void)act;
   (void)max_rows_hint;
+  // grouped_tcv beat grouped_gemv and grouped_mma from 1 to 16 mean rows per active expert on the
+  // H100 (Qwen3 experts.gate_up M = 8: 49 vs 64 us; M = 64: 208 vs 309 us), except on short rows
+  // at 1..2 rows per expert (Qwen3 experts.down, K = 512, M = 1: grouped_gemv 8.5 vs 11.6 us).
   // By the mean rows per active expert (its host-side bound: at most min(E, rows) experts are
   // active), not the maximum: a skewed routing gives the busiest expert several work items of the
   // grouped gemv, and kbit-bench on the H100 had grouped_gemv ahead of grouped_mma at Qwen3 M = 64
   // and 128 (mean 1.25 and 2.5 rows, max ~40-90) where the maximum picked grouped_mma.
   const int64_t active = std::max<int64_t>(1, std::min<int64_t>(w.E, total_rows));
   const int64_t mean = (total_rows + active - 1) / active;
-  return mean <= 4 ? MoeKernel::grouped_gemv : MoeKernel::grouped_mma;
+  if (mean <= 2 && w.K <= 512) return MoeKernel::grouped_gemv;
+  return mean <= 16 ? MoeKernel::grouped_tcv : MoeKernel::grouped_mma;
 }
 
 size_t moe_linear_workspace_bytes(int64_t, const TiledView&, Act, MoeKernel) { return 0; }
@@ -224,6 +239,7 @@ Status moe_linear(const MoeArgs& a) {
     case MoeKernel::v0: e = detail::launch_v0_moe(b); break;
     case MoeKernel::grouped_gemv: e = detail::launch_grouped_gemv(b); break;
     case MoeKernel::grouped_mma: e = detail::launch_grouped_mma(b); break;
+    case MoeKernel::grouped_tcv: e = detail::launch_grouped_tcv(b); break;
     default: return fail(Status::bad_kernel, "unknown MoE kernel");
   }
   if (e != cudaSuccess) return cuda_fail(e, moe_kernel_name(k));

@@ -54,12 +54,62 @@ __device__ __forceinline__ float cb_byte(const float* cb_s, uint32_t offsets, in
   return *reinterpret_cast<const float*>(reinterpret_cast<const char*>(cb_s) + off);
 }
 
+// Codebook entry of byte c of `offsets` (from block_offsets) in a 256-byte aligned shared-memory
+// codebook whose shared-window address is `base`: one PRMT builds the whole address (byte 0 from
+// the offsets, bytes 1..3 from base), so a weight costs PRMT + LDS with no address add (the compiler
+// adds a run-time base to every index or offset on sm_90: docs/perf-notes.md).
+__device__ __forceinline__ float cb_lds(uint32_t base, uint32_t offsets, int c) {
+  const uint32_t addr = __byte_perm(offsets, base, 0x7650u + static_cast<uint32_t>(c));
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr));
+  return v;
+}
+
 __device__ __forceinline__ float absmax_scale(uint8_t code) { return e4m4_decode(code); }
+
+// All 256 E4M4 absmax codes decoded into shared memory (one indexed load per block instead of the
+// decode arithmetic); caller synchronises.
+__device__ __forceinline__ void stage_scales(float* scale_s) {
+  for (int i = threadIdx.x; i < 256; i += blockDim.x) scale_s[i] = e4m4_decode(static_cast<uint8_t>(i));
+}
 
 // Stage the stored codebook (2^k floats) into shared memory; caller synchronises.
 template <int KB>
 __device__ __forceinline__ void stage_codebook(const float* __restrict__ cb, float* cb_s) {
   for (int i = threadIdx.x; i < (1 << KB); i += blockDim.x) cb_s[i] = cb[i];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The k bit-plane words of one block (16- or 8-byte loads where k allows; read-only path).
+template <int KB>
+__device__ __forceinline__ void load_block_words(const uint32_t* __restrict__ p, uint32_t (&w)[KB]) {
+  if constexpr (KB == 4) {
+    const uint4 v = __ldg(reinterpret_cast<const uint4*>(p));
+    w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+  } else if constexpr (KB == 2) {
+    const uint2 v = __ldg(reinterpret_cast<const uint2*>(p));
+    w[0] = v.x; w[1] = v.y;
+  } else {
+#pragma unroll
+    for (int b = 0; b < KB; ++b) w[b] = __ldg(p + b);
+  }
+}
+
+// D += A * B on the tensor cores, m16n8k16, fp16/bf16 inputs, fp32 accumulators (row.col).
+template <Act ACT>
+__device__ __forceinline__ void mma16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  if constexpr (ACT == Act::f16)
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  else
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -123,6 +173,9 @@ __host__ __device__ inline void slice_range(int64_t tiles, int splits, int s, in
 // MoE work items: expert e with rows r_e gives ceil(r_e / chunk) items. Item `item` -> (expert,
 // first row, rows). The total is at most min(E, total_rows) + total_rows / chunk, which the host
 // uses as the grid size; surplus CTAs find no item and exit. Called by all threads of the CTA.
+// Lane l of the first warp owns experts [l * per, (l + 1) * per): it reads their offsets with
+// independent loads (one memory round trip, not one per 32 experts), counts their items, and a
+// warp scan gives each lane its first item; the lane whose range holds `item` finds the expert.
 struct WorkItem {
   int expert = -1;
   int row0 = 0;
@@ -134,41 +187,42 @@ __device__ __forceinline__ WorkItem find_work_item(const int32_t* __restrict__ o
   __shared__ WorkItem found;
   if (threadIdx.x < 32) {
     const int lane = threadIdx.x;
-    int base = 0;  // items before the current group of 32 experts
-    WorkItem w;
-    for (int e0 = 0; e0 < E; e0 += 32) {
-      const int e = e0 + lane;
-      int rows = 0, begin = 0;
-      if (e < E) {
-        begin = offsets[e];
-        rows = offsets[e + 1] - begin;
-      }
-      const int items = (rows + chunk - 1) / chunk;
-      int incl = items;  // inclusive warp scan
+    const int per = (E + 31) / 32;
+    const int e0 = min(E, lane * per), e1 = min(E, e0 + per);
+    int items = 0;
+    for (int e = e0; e < e1; e += 8) {  // 8 experts' offsets in flight per round trip
+      int o[9];
 #pragma unroll
-      for (int d = 1; d < 32; d <<= 1) {
-        const int v = __shfl_up_sync(0xffffffffu, incl, d);
-        if (lane >= d) incl += v;
-      }
-      const int excl = base + incl - items;
-      const bool mine = items > 0 && item >= excl && item < excl + items;
-      const unsigned hit = __ballot_sync(0xffffffffu, mine);
-      if (hit) {
-        const int src = __ffs(hit) - 1;
-        if (lane == src) {
-          const int c = item - excl;
+      for (int j = 0; j < 9; ++j) o[j] = e + j <= e1 ? __ldg(offsets + e + j) : 0;
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        if (e + j < e1) items += (o[j + 1] - o[j] + chunk - 1) / chunk;
+    }
+    int incl = items;  // inclusive warp scan
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const int v = __shfl_up_sync(0xffffffffu, incl, d);
+      if (lane >= d) incl += v;
+    }
+    const int excl = incl - items, total = __shfl_sync(0xffffffffu, incl, 31);
+    WorkItem w;
+    if (item >= excl && item < incl) {  // exactly one lane (none when item >= the total)
+      int base = excl;
+      for (int e = e0; e < e1; ++e) {
+        const int begin = __ldg(offsets + e), rows = __ldg(offsets + e + 1) - begin;
+        const int n = (rows + chunk - 1) / chunk;
+        if (item < base + n) {
+          const int c = item - base;
           w.expert = e;
           w.row0 = begin + c * chunk;
           w.rows = min(chunk, rows - c * chunk);
+          break;
         }
-        w.expert = __shfl_sync(0xffffffffu, w.expert, src);
-        w.row0 = __shfl_sync(0xffffffffu, w.row0, src);
-        w.rows = __shfl_sync(0xffffffffu, w.rows, src);
-        break;
+        base += n;
       }
-      base += __shfl_sync(0xffffffffu, incl, 31);
+      found = w;
     }
-    if (lane == 0) found = w;
+    if (lane == 0 && item >= total) found = w;  // no such item: expert -1
   }
   __syncthreads();
   return found;

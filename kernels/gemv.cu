@@ -22,19 +22,6 @@ constexpr int kGemvThreads = kGemvWarps * 32;
 constexpr int kGemvRows = 64;        // output rows per CTA
 constexpr int kRowsPerLane = 4;      // kGemvRows / 16 slots
 
-template <int KB>
-__device__ __forceinline__ void load_block_words(const uint32_t* __restrict__ p, uint32_t (&w)[KB]) {
-  if constexpr (KB == 4) {
-    const uint4 v = __ldg(reinterpret_cast<const uint4*>(p));
-    w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
-  } else if constexpr (KB == 2) {
-    const uint2 v = __ldg(reinterpret_cast<const uint2*>(p));
-    w[0] = v.x; w[1] = v.y;
-  } else {
-#pragma unroll
-    for (int b = 0; b < KB; ++b) w[b] = __ldg(p + b);
-  }
-}
 }  // namespace
 
 // One CTA: rows [n0, n0 + 64) of one weight matrix, k-tiles [kt_begin, kt_end), activation rows

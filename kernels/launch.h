@@ -17,6 +17,12 @@ cudaError_t launch_gemv(const LinearArgs& a);
 // Grouped scalar GEMV: any rows per expert (chunks of 4).
 cudaError_t launch_grouped_gemv(const MoeArgs& a);
 
+// Tensor-core GEMV (M = 1..16, register decode into mma fragments), split-K through the workspace.
+size_t tcv_workspace_bytes(int64_t M, const TiledView& w, Act act);
+cudaError_t launch_tcv(const LinearArgs& a);
+// Grouped tensor-core GEMV: any rows per expert (work items of 8 or 16 rows).
+cudaError_t launch_grouped_tcv(const MoeArgs& a);
+
 // Tensor-core GEMM, split-K through the workspace.
 size_t mma_workspace_bytes(int64_t M, const TiledView& w);
 cudaError_t launch_mma(const LinearArgs& a);

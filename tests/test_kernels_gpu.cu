@@ -107,7 +107,7 @@ QuantizedTensor random_weights(int bits, int64_t E, int64_t N, int64_t K, uint64
 }
 
 // C = kernel(A) for a dense kernel; returns false (n/a) when the kernel rejects the case, which the
-// API allows only for gemv above M = 4 (any other refusal fails the test here).
+// API allows only for gemv above M = 4 and tcv above M = 16 (any other refusal fails the test here).
 bool run_dense(gpu::Kernel kernel, Act act, const DeviceWeights& w, const std::vector<uint16_t>& A, int64_t M,
                std::vector<uint16_t>& C, cublasHandle_t cublas) {
   DeviceBuf<uint16_t> dA(A), dC(size_t(M * w.view.N));
@@ -127,7 +127,8 @@ bool run_dense(gpu::Kernel kernel, Act act, const DeviceWeights& w, const std::v
   a.cublas = cublas;
   const gpu::Status s = gpu::linear(a);
   if (s == gpu::Status::bad_kernel) {
-    CHECK_MESSAGE((kernel == gpu::Kernel::gemv && M > 4), std::string(gpu::kernel_name(kernel)), " refused M = ", M,
+    const bool allowed = (kernel == gpu::Kernel::gemv && M > 4) || (kernel == gpu::Kernel::tcv && M > 16);
+    CHECK_MESSAGE(allowed, std::string(gpu::kernel_name(kernel)), " refused M = ", M,
                   ": ", gpu::status_message());
     return false;
   }
@@ -200,14 +201,15 @@ TEST_CASE("gpu: dense kernels equal the CPU reference bit for bit in exact mode"
     gpu::Kernel kernel;
     cublasHandle_t handle;
   };
-  std::vector<Run> runs = {{gpu::Kernel::v0, cublas.h}, {gpu::Kernel::gemv, cublas.h}, {gpu::Kernel::mma, cublas.h}};
+  std::vector<Run> runs = {{gpu::Kernel::v0, cublas.h}, {gpu::Kernel::gemv, cublas.h}, {gpu::Kernel::tcv, cublas.h},
+                           {gpu::Kernel::mma, cublas.h}};
   if (cublas.h) runs.insert(runs.end(), {{gpu::Kernel::dequant_cublas, cublas.h}, {gpu::Kernel::automatic, cublas.h}});
   runs.push_back({gpu::Kernel::automatic, nullptr});
   struct Shape {
     int64_t N, K;
   };
   const Shape shapes[] = {{1, 32}, {8, 96}, {130, 2080}, {576, 256}, {64, 4096}};
-  const int64_t Ms[] = {1, 2, 3, 4, 5, 16, 17, 33, 64, 65, 130};
+  const int64_t Ms[] = {1, 2, 3, 4, 5, 8, 9, 16, 17, 33, 64, 65, 130};
   uint64_t seed = 1;
   for (int bits = 2; bits <= 5; ++bits)
     for (const Shape& sh : shapes) {
@@ -234,7 +236,7 @@ TEST_CASE("gpu: dense kernels equal the CPU reference bit for bit in exact mode"
 }
 
 TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") {
-  const gpu::MoeKernel kernels[] = {gpu::MoeKernel::v0, gpu::MoeKernel::grouped_gemv, gpu::MoeKernel::grouped_mma,
+  const gpu::MoeKernel kernels[] = {gpu::MoeKernel::v0, gpu::MoeKernel::grouped_gemv, gpu::MoeKernel::grouped_tcv, gpu::MoeKernel::grouped_mma,
                                     gpu::MoeKernel::automatic};
   uint64_t seed = 1000;
   struct Case {
@@ -313,7 +315,7 @@ TEST_CASE("gpu: dense kernels on random bytes stay within the dtype rounding bou
   CublasHandle cublas;
   uint64_t seed = 9000;
   for (int bits = 2; bits <= 5; ++bits)
-    for (int64_t M : {1, 3, 8, 40, 300}) {
+    for (int64_t M : {1, 3, 8, 13, 16, 40, 300}) {
       const int64_t N = 200, K = 1056;
       const QuantizedTensor q = random_weights(bits, 1, N, K, seed++);
       const DeviceWeights w(q);
@@ -326,7 +328,7 @@ TEST_CASE("gpu: dense kernels on random bytes stay within the dtype rounding bou
         std::vector<float> ref(size_t(M * N));
         gemm_ref(Ar.data(), M, q.view(), ref.data());
         const double u = act == Act::f16 ? 0x1p-11 : 0x1p-8;
-        for (gpu::Kernel kernel : {gpu::Kernel::v0, gpu::Kernel::gemv, gpu::Kernel::mma, gpu::Kernel::dequant_cublas}) {
+        for (gpu::Kernel kernel : {gpu::Kernel::v0, gpu::Kernel::gemv, gpu::Kernel::tcv, gpu::Kernel::mma, gpu::Kernel::dequant_cublas}) {
           if (kernel == gpu::Kernel::dequant_cublas && !cublas.h) continue;  // KBIT_TEST_NO_CUBLAS
           std::vector<uint16_t> got;
           if (!run_dense(kernel, act, w, to_act(act, Ar), M, got, cublas.h)) continue;
@@ -348,24 +350,28 @@ TEST_CASE("gpu: dense kernels on random bytes stay within the dtype rounding bou
 }
 
 TEST_CASE("gpu: linear and moe_linear replay from a captured CUDA graph") {
-  // Capture split-K GEMV, split-K MMA and grouped launches on one stream, replay the graph three
+  // Capture split-K GEMV, split-K MMA, split-K tcv and grouped launches on one stream, replay the graph three
   // times over fresh inputs copied into the same buffers, and compare each replay bit for bit.
   const QuantizedTensor q = make_exact_weights(4, 1, 192, 4096, 11);
   const QuantizedTensor qe = make_exact_weights(3, 16, 96, 512, 12);
   const DeviceWeights w(q), we(qe);
-  const int64_t M1 = 2, M2 = 40;
+  const int64_t M1 = 2, M2 = 40, M3 = 9;
   const std::vector<int64_t> off = {0, 1, 1, 4, 4, 4, 9, 9, 9, 9, 9, 9, 9, 12, 12, 12, 12};
   std::vector<int32_t> off32(off.begin(), off.end());
   DeviceBuf<uint16_t> A1(size_t(M1 * 4096)), A2(size_t(M2 * 4096)), C1(size_t(M1 * 192)), C2(size_t(M2 * 192));
+  DeviceBuf<uint16_t> A3(size_t(M3 * 4096)), C3(size_t(M3 * 192));
   DeviceBuf<uint16_t> Ae(size_t(12 * 512)), Ce(size_t(12 * 96));
   DeviceBuf<int32_t> dOff(off32);
   const size_t ws1 = gpu::linear_workspace_bytes(M1, w.view, Act::f16, gpu::Kernel::gemv);
   const size_t ws2 = gpu::linear_workspace_bytes(M2, w.view, Act::f16, gpu::Kernel::mma);
+  const size_t ws3 = gpu::linear_workspace_bytes(M3, w.view, Act::f16, gpu::Kernel::tcv);
   REQUIRE(ws1 > 0);  // the case must exercise split-K
   REQUIRE(ws2 > 0);
-  DeviceBuf<char> W1(ws1), W2(ws2);
+  REQUIRE(ws3 > 0);
+  DeviceBuf<char> W1(ws1), W2(ws2), W3(ws3);
   CUDA_REQUIRE(cudaMemset(W1.p, 0, ws1));
   CUDA_REQUIRE(cudaMemset(W2.p, 0, ws2));
+  CUDA_REQUIRE(cudaMemset(W3.p, 0, ws3));
   cudaStream_t stream;
   CUDA_REQUIRE(cudaStreamCreate(&stream));
   gpu::LinearArgs a1;
@@ -373,13 +379,18 @@ TEST_CASE("gpu: linear and moe_linear replay from a captured CUDA graph") {
   a1.workspace = W1.p, a1.workspace_bytes = ws1, a1.stream = stream;
   gpu::LinearArgs a2 = a1;
   a2.A = A2.p, a2.C = C2.p, a2.M = M2, a2.kernel = gpu::Kernel::mma, a2.workspace = W2.p, a2.workspace_bytes = ws2;
+  gpu::LinearArgs a3 = a1;
+  a3.A = A3.p, a3.C = C3.p, a3.M = M3, a3.kernel = gpu::Kernel::tcv, a3.workspace = W3.p, a3.workspace_bytes = ws3;
   gpu::MoeArgs am;
   am.A = Ae.p, am.C = Ce.p, am.expert_offsets = dOff.p, am.total_rows = 12, am.w = we.view;
   am.kernel = gpu::MoeKernel::grouped_gemv, am.stream = stream;
   gpu::MoeArgs am2 = am;
   am2.kernel = gpu::MoeKernel::grouped_mma;
-  DeviceBuf<uint16_t> Ce2(size_t(12 * 96));
+  DeviceBuf<uint16_t> Ce2(size_t(12 * 96)), Ce3(size_t(12 * 96));
   am2.C = Ce2.p;
+  gpu::MoeArgs am3 = am;
+  am3.kernel = gpu::MoeKernel::grouped_tcv;
+  am3.C = Ce3.p;
 
   cudaGraph_t graph;
   CUDA_REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
@@ -387,6 +398,8 @@ TEST_CASE("gpu: linear and moe_linear replay from a captured CUDA graph") {
   REQUIRE(gpu::linear(a2) == gpu::Status::ok);
   REQUIRE(gpu::moe_linear(am) == gpu::Status::ok);
   REQUIRE(gpu::moe_linear(am2) == gpu::Status::ok);
+  REQUIRE(gpu::linear(a3) == gpu::Status::ok);
+  REQUIRE(gpu::moe_linear(am3) == gpu::Status::ok);
   CUDA_REQUIRE(cudaStreamEndCapture(stream, &graph));
   cudaGraphExec_t exec;
   CUDA_REQUIRE(cudaGraphInstantiate(&exec, graph, 0));
@@ -394,16 +407,22 @@ TEST_CASE("gpu: linear and moe_linear replay from a captured CUDA graph") {
     const auto h1 = make_exact_activations(M1, 4096, 100 + replay);
     const auto h2 = make_exact_activations(M2, 4096, 200 + replay);
     const auto he = make_exact_activations(12, 512, 300 + replay);
+    const auto h3 = make_exact_activations(M3, 4096, 400 + replay);
+    CUDA_REQUIRE(cudaMemcpy(A3.p, to_act(Act::f16, h3).data(), A3.n * 2, cudaMemcpyHostToDevice));
     CUDA_REQUIRE(cudaMemcpy(A1.p, to_act(Act::f16, h1).data(), A1.n * 2, cudaMemcpyHostToDevice));
     CUDA_REQUIRE(cudaMemcpy(A2.p, to_act(Act::f16, h2).data(), A2.n * 2, cudaMemcpyHostToDevice));
     CUDA_REQUIRE(cudaMemcpy(Ae.p, to_act(Act::f16, he).data(), Ae.n * 2, cudaMemcpyHostToDevice));
-    C1.poison(), C2.poison(), Ce.poison(), Ce2.poison();
+    C1.poison(), C2.poison(), C3.poison(), Ce.poison(), Ce2.poison(), Ce3.poison();
     CUDA_REQUIRE(cudaGraphLaunch(exec, stream));
     CUDA_REQUIRE(cudaStreamSynchronize(stream));
     std::vector<float> r1(size_t(M1 * 192)), r2(size_t(M2 * 192)), re(size_t(12 * 96));
     gemm_ref(h1.data(), M1, q.view(), r1.data());
     gemm_ref(h2.data(), M2, q.view(), r2.data());
     moe_gemm_ref(he.data(), off, qe.view(), re.data());
+    std::vector<float> r3(size_t(M3 * 192));
+    gemm_ref(h3.data(), M3, q.view(), r3.data());
+    CHECK_MESSAGE(first_mismatch(C3.host(), to_act(Act::f16, r3)) < 0, "tcv replay ", replay);
+    CHECK_MESSAGE(first_mismatch(Ce3.host(), to_act(Act::f16, re)) < 0, "grouped_tcv replay ", replay);
     CHECK_MESSAGE(first_mismatch(C1.host(), to_act(Act::f16, r1)) < 0, "gemv replay ", replay);
     CHECK_MESSAGE(first_mismatch(C2.host(), to_act(Act::f16, r2)) < 0, "mma replay ", replay);
     CHECK_MESSAGE(first_mismatch(Ce.host(), to_act(Act::f16, re)) < 0, "grouped_gemv replay ", replay);
@@ -412,6 +431,8 @@ TEST_CASE("gpu: linear and moe_linear replay from a captured CUDA graph") {
   // The split-K counters are back at zero after the replays.
   std::vector<uint32_t> counters(4);
   CUDA_REQUIRE(cudaMemcpy(counters.data(), W2.p, 16, cudaMemcpyDeviceToHost));
+  CHECK(counters == std::vector<uint32_t>(4, 0u));
+  CUDA_REQUIRE(cudaMemcpy(counters.data(), W3.p, 16, cudaMemcpyDeviceToHost));
   CHECK(counters == std::vector<uint32_t>(4, 0u));
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
@@ -430,6 +451,11 @@ TEST_CASE("gpu: linear reports violated preconditions") {
   a.kernel = gpu::Kernel::gemv;
   CHECK(gpu::linear(a) == gpu::Status::bad_kernel);
   CHECK(std::string(gpu::status_message()).find("M = 8") != std::string::npos);
+  a.kernel = gpu::Kernel::tcv;
+  a.M = 17;
+  CHECK(gpu::linear(a) == gpu::Status::bad_kernel);
+  CHECK(std::string(gpu::status_message()).find("M = 17") != std::string::npos);
+  a.M = 8;
   a.kernel = gpu::Kernel::dequant_cublas;
   a.workspace = nullptr;
   CHECK(gpu::linear(a) == gpu::Status::workspace_too_small);

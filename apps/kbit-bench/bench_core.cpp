@@ -172,11 +172,11 @@ SweepOptions quick_options() {
 }
 
 const std::vector<std::string>& dense_kernel_names() {
-  static const std::vector<std::string> v = {"v0", "gemv", "mma", "dequant_cublas", "automatic"};
+  static const std::vector<std::string> v = {"v0", "gemv", "tcv", "mma", "dequant_cublas", "automatic"};
   return v;
 }
 const std::vector<std::string>& moe_kernel_names() {
-  static const std::vector<std::string> v = {"v0", "grouped_gemv", "grouped_mma", "automatic"};
+  static const std::vector<std::string> v = {"v0", "grouped_gemv", "grouped_tcv", "grouped_mma", "automatic"};
   return v;
 }
 const std::vector<std::string>& dense_baseline_names() {
@@ -223,6 +223,7 @@ std::vector<PlannedCase> plan_sweep(const verify::Catalogue& cat, const SweepOpt
               if (!wanted(k)) continue;
               if (k == "v0" && M > o.v0_max_m) continue;
               if (k == "gemv" && M > o.gemv_max_m) continue;
+              if (k == "tcv" && M > o.tcv_max_m) continue;
               plan.push_back({&s, M, bits, dt, k});
             }
       }

@@ -102,12 +102,13 @@ struct SweepOptions {
   bool include_non_block = false;      // also shapes with block = false
   int64_t v0_max_m = 4;                // the v0 kernels are readable oracles, very slow at large M
   int64_t gemv_max_m = 4;              // gpu.h: gemv takes M = 1..4
+  int64_t tcv_max_m = 16;              // gpu.h: tcv takes M = 1..16
 };
 // --quick: two models, 3 M values, f16 only, k = 4, no v0 (docs/kbit-bench.md).
 SweepOptions quick_options();
 
-const std::vector<std::string>& dense_kernel_names();  // v0 gemv mma dequant_cublas automatic
-const std::vector<std::string>& moe_kernel_names();    // v0 grouped_gemv grouped_mma automatic
+const std::vector<std::string>& dense_kernel_names();  // v0 gemv tcv mma dequant_cublas automatic
+const std::vector<std::string>& moe_kernel_names();    // v0 grouped_gemv grouped_tcv grouped_mma automatic
 const std::vector<std::string>& dense_baseline_names();  // cublas_f16 cublas_bf16
 const std::vector<std::string>& moe_baseline_names();    // + cublas_loop_f16 cublas_grouped_f16
 

@@ -55,11 +55,13 @@ struct Buf {
 
 gpu::Kernel dense_kernel(const std::string& k) {
   return k == "v0" ? gpu::Kernel::v0 : k == "gemv" ? gpu::Kernel::gemv : k == "mma" ? gpu::Kernel::mma
+       : k == "tcv" ? gpu::Kernel::tcv
        : k == "dequant_cublas" ? gpu::Kernel::dequant_cublas : gpu::Kernel::automatic;
 }
 gpu::MoeKernel moe_kernel(const std::string& k) {
   return k == "v0" ? gpu::MoeKernel::v0 : k == "grouped_gemv" ? gpu::MoeKernel::grouped_gemv
-       : k == "grouped_mma" ? gpu::MoeKernel::grouped_mma : gpu::MoeKernel::automatic;
+       : k == "grouped_mma" ? gpu::MoeKernel::grouped_mma
+       : k == "grouped_tcv" ? gpu::MoeKernel::grouped_tcv : gpu::MoeKernel::automatic;
 }
 Precision prec(const std::string& d) { return d == "bf16" ? Precision::bf16 : Precision::f16; }
 cudaDataType ctype(Precision p) { return p == Precision::bf16 ? CUDA_R_16BF : p == Precision::f32 ? CUDA_R_32F : CUDA_R_16F; }

@@ -107,6 +107,7 @@ gpu::Kernel dense_kernel(const std::string& k) {
   if (k == "v0") return gpu::Kernel::v0;
   if (k == "gemv") return gpu::Kernel::gemv;
   if (k == "mma") return gpu::Kernel::mma;
+  if (k == "tcv") return gpu::Kernel::tcv;
   if (k == "dequant_cublas") return gpu::Kernel::dequant_cublas;
   return gpu::Kernel::automatic;
 }
@@ -114,14 +115,16 @@ gpu::MoeKernel moe_kernel(const std::string& k) {
   if (k == "v0") return gpu::MoeKernel::v0;
   if (k == "grouped_gemv") return gpu::MoeKernel::grouped_gemv;
   if (k == "grouped_mma") return gpu::MoeKernel::grouped_mma;
+  if (k == "grouped_tcv") return gpu::MoeKernel::grouped_tcv;
   return gpu::MoeKernel::automatic;
 }
 
 // Whether Status::bad_kernel is a failure: v0 and automatic run everything, gemv must take
-// M = 1..4, grouped_gemv is "correct for any" tokens per expert (gpu.h). Others may decline (n/a).
+// M = 1..4, tcv M = 1..16, grouped_gemv and grouped_tcv are "correct for any" tokens per expert (gpu.h). Others may decline (n/a).
 bool must_run(const CaseSpec& c) {
-  if (c.kernel == "v0" || c.kernel == "automatic" || c.kernel == "grouped_gemv") return true;
+  if (c.kernel == "v0" || c.kernel == "automatic" || c.kernel == "grouped_gemv" || c.kernel == "grouped_tcv") return true;
   if (c.kernel == "gemv") return c.M >= 1 && c.M <= 4;
+  if (c.kernel == "tcv") return c.M >= 1 && c.M <= 16;
   return false;
 }
 

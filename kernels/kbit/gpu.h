@@ -45,6 +45,7 @@ enum class Kernel : int {
   gemv,             // scalar GEMV, M = 1..4
   mma,              // tensor-core fused-dequant GEMM (mma.sync m16n8k16), any M, split-K
   dequant_cublas,   // dequantize into workspace, then cublasGemmEx
+  tcv,              // tensor-core GEMV, M = 1..16: weights decoded in registers into mma fragments
 };
 const char* kernel_name(Kernel k);
 
@@ -54,6 +55,7 @@ enum class MoeKernel : int {
   v0,               // plain readable grouped kernel, any tokens per expert
   grouped_gemv,     // scalar grouped GEMV (fast for <= 4 tokens per expert; correct for any)
   grouped_mma,      // grouped tensor-core kernel
+  grouped_tcv,      // grouped tensor-core GEMV (register decode; fast for <= 16 rows per expert, correct for any)
 };
 const char* moe_kernel_name(MoeKernel k);
 

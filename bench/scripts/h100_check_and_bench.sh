@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Device-side record after a kernel or dispatch change (repo root on the GPU machine, binaries in
+# .deps/gpu): the gpu.kernels exact-mode doctest, kbit-verify --quick (every kernel), memcheck over
+# every quick case of the kernels named in SAN_KERNELS, then the default kbit-bench sweep (k = 4,
+# f16 + bf16, M 1..512, all four models). Everything lands in $OUT/run.tar.gz plus summary.txt.
+set -u
+R=$PWD
+T0=$SECONDS
+W=/tmp/checkrun; rm -rf $W; mkdir -p $W/bench
+nvidia-smi > $W/nvidia-smi-before.txt
+(cd .deps/gpu && ./kbit_tests_kernels > $W/kernels.txt 2>&1); echo "kernels rc=$? after $((SECONDS - T0)) s" | tee $W/summary.txt
+tail -2 $W/kernels.txt | tee -a $W/summary.txt
+V=(.deps/gpu/kbit-verify --shapes "$R/data/shapes.json")
+"${V[@]}" --quick --json $W/verify-quick.json --repro-dir $W/repro > $W/verify-quick.txt 2>&1
+echo "verify quick rc=$? after $((SECONDS - T0)) s" | tee -a $W/summary.txt
+tail -12 $W/verify-quick.txt | tee -a $W/summary.txt
+CS=compute-sanitizer
+command -v $CS >/dev/null || CS=/usr/local/cuda/bin/compute-sanitizer
+timeout "${SAN_LIMIT:-170}" $CS --tool memcheck --error-exitcode 9 "${V[@]}" --quick --kernels "${SAN_KERNELS:-tcv,grouped_tcv}" \
+  --no-rerun > $W/memcheck.txt 2>&1
+echo "memcheck ${SAN_KERNELS:-tcv,grouped_tcv} rc=$? after $((SECONDS - T0)) s" | tee -a $W/summary.txt
+tail -3 $W/memcheck.txt | tee -a $W/summary.txt
+left=$((585 - (SECONDS - T0)))
+timeout -s INT $left .deps/gpu/kbit-bench --shapes "$R/data/shapes.json" --git-commit "${GIT_COMMIT:-unknown}" \
+  --json $W/bench/bench.json --markdown $W/bench/bench.md --csv $W/bench/bench.csv --svg-dir $W/bench/svg \
+  > $W/bench/bench.txt 2>&1
+echo "bench default rc=$? after $((SECONDS - T0)) s" | tee -a $W/summary.txt
+nvidia-smi > $W/nvidia-smi-after.txt
+grep -E "^TOTAL" $W/bench/bench.txt | grep " f16 " | head -40
+tar -C $W -czf "$OUT/run.tar.gz" .
+cp $W/summary.txt "$OUT/"

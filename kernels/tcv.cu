@@ -1,0 +1,428 @@
+// Tensor-core GEMV for M = 1..16 ("tcv"): the weights are decoded in registers straight into the
+// A fragments of mma.sync m16n8k16 -- no shared-memory B tile and no barrier in the main loop.
+//
+// Swap AB: the weight rows are the mma's M dimension and the activation rows (tokens) its N
+// dimension, D[n, m] = sum_k W'[n, k] A[m, k]; one n8 tile holds 8 tokens (NT = 1 for M <= 8,
+// NT = 2 for M <= 16). A warp owns 16 weight rows; one step of the warp covers 128 k = 4
+// quantization blocks, and lane (g = lane / 4, q = lane % 4) decodes the whole block q of rows
+// g and g + 8 (block_offsets, then one codebook read, one scale multiply and half a pack per
+// weight). Eight mma per step and n8 tile consume them.
+//
+// K-slot permutation: an mma sums over its 16 k-slots, so the slots need not be consecutive k. In
+// mma i (0..7) of a step, lane q's slots 2q, 2q+1 hold elements 4i, 4i+1 of block q and slots
+// 2q+8, 2q+9 hold elements 4i+2, 4i+3 (block_offsets hands out exactly these pairs: E/O words).
+// The activation fragment of token g uses the same map, so lane (g, q) reads token g's 32
+// activations of block q with four 16-byte loads and passes them to the mma unchanged.
+//
+// CTA: 4 warps = (4 / kw) row groups of 16 x kw warps that split the CTA's K range (their sums
+// meet in shared memory at the end); the grid splits K further (split-K fixup of common.cuh).
+// The next step's words, absmax bytes and activations are loaded before the current step is
+// decoded (two steps in flight per warp). Numerics equal the mma kernel's: W' = cb * scale in fp32,
+// rounded once to the activation dtype, fp32 accumulation.
+#include <algorithm>
+
+#include "common.cuh"
+#include "launch.h"
+
+namespace kbit::gpu::detail {
+
+namespace {
+constexpr int kTcvWarps = 4;
+constexpr int kTcvThreads = 32 * kTcvWarps;
+constexpr int kStepK = 128;  // k per warp step: 4 blocks
+
+__host__ __device__ inline int64_t tcv_steps(int64_t K) { return (K + kStepK - 1) / kStepK; }
+
+// Word wi (0..15) of four 16-byte vectors; wi is a compile-time constant after unrolling.
+__device__ __forceinline__ uint32_t word_at(const uint4 (&v)[4], int wi) {
+  const uint4& u = v[wi / 4];
+  switch (wi % 4) {
+    case 0: return u.x;
+    case 1: return u.y;
+    case 2: return u.z;
+    default: return u.w;
+  }
+}
+
+template <Act ACT>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  const typename ActTraits<ACT>::T2 v = ActTraits<ACT>::from_float2(lo, hi);
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+}  // namespace
+
+// Shared memory of one CTA: the codebook (256-byte aligned: cb_lds forms addresses with one
+// PRMT), the 256 decoded absmax codes, and the in-CTA K reduction.
+struct TcvSmem {
+  alignas(256) float cb[32];
+  float scale[256];
+  float red[3 * 16 * 16];  // (kw - 1) * (4 / kw) row groups * 16 rows * 16 tokens <= 768
+};
+
+// Where this thread sits: lane (g, q), warp = row group rg of rw, K part ks of kw.
+struct TcvLane {
+  int g, q, rg, ks, rw;
+  int64_t n_lo, n_hi;  // its two weight rows
+  __device__ __forceinline__ TcvLane(int64_t tile, int kw) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    g = lane / 4;
+    q = lane % 4;
+    rw = kTcvWarps / kw;
+    rg = warp % rw;
+    ks = warp / rw;
+    n_lo = tile * (16 * rw) + 16 * rg + g;
+    n_hi = n_lo + 8;
+  }
+};
+
+// Accumulator r of n8 tile t holds weight row (r < 2 ? n_lo : n_hi), token 8 t + 2 q + r % 2.
+// f(t, r, n, token) for the elements in range, in the warps that hold the CTA's sums (ks == 0).
+template <int NT, typename F>
+__device__ __forceinline__ void tcv_each(const TcvLane& L, int64_t N, int M, F&& f) {
+  if (L.ks != 0) return;
+#pragma unroll
+  for (int t = 0; t < NT; ++t)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int64_t n = r < 2 ? L.n_lo : L.n_hi;
+      const int token = 8 * t + 2 * L.q + r % 2;
+      if (n < N && token < M) f(t, r, n, token);
+    }
+}
+
+// One CTA's tile: rows of `tile`, steps [sb, se) of one weight matrix (packed/absmax of it), tokens
+// [0, M) of A (M <= 8 NT). On return the ks == 0 warps hold the CTA's sums in acc.
+template <Act ACT, int KB, int NT>
+__device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __restrict__ A, int M,
+                                         const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
+                                         int64_t N, int64_t K, const TcvLane& L, int kw, int64_t sb, int64_t se,
+                                         TcvSmem& sm, float (&acc)[NT][4]) {
+  using T = typename ActTraits<ACT>::T;
+  const int g = L.g, q = L.q, rw = L.rw, rg = L.rg, ks = L.ks;
+  const int64_t n_lo = L.n_lo, n_hi = L.n_hi;
+  const int64_t kblocks = k_blocks(K), ktiles = k_tiles(K);
+#pragma unroll
+  for (int t = 0; t < NT; ++t)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) acc[t][r] = 0.0f;
+
+  // Running pointers to the lane's block of the next step to fetch: step s reads k-tile
+  // 2 s + q / 2, half q % 2 (block 4 s + q), rows n_lo and n_hi, and activations 32 (4 s + q).
+  const bool row_ok[2] = {n_lo < N, n_hi < N};
+  const int64_t first = sb + ks;
+  const uint32_t* pw[2];
+  const uint8_t* pa[2];
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    const int64_t n = row_ok[j] ? (j ? n_hi : n_lo) : 0;
+    const int64_t blk = ((2 * first + q / 2) * N + n) * kBlocksPerTile + (q & 1);
+    pw[j] = packed + blk * KB;
+    pa[j] = absmax + blk;
+  }
+  const int64_t w_step = 2 * N * kBlocksPerTile * KB * kw, a_step = 2 * N * kBlocksPerTile * kw;
+  const T* px[NT];
+  bool tok_ok[NT];
+#pragma unroll
+  for (int t = 0; t < NT; ++t) {
+    tok_ok[t] = g + 8 * t < M;
+    px[t] = A + static_cast<int64_t>(tok_ok[t] ? g + 8 * t : 0) * K + (4 * first + q) * kBlockSize;
+  }
+
+  // Weights are prefetched one step ahead (registers); activations are loaded at the start of their
+  // own step (L1/L2-resident; the bit transposes cover their latency), which saves the registers
+  // of a second activation buffer: 80 registers at NT = 1 leave room for 6 CTAs per SM.
+  uint32_t wn[2][KB];
+  uint8_t sn[2];
+  auto fetch = [&](int64_t step) {  // then advance the pointers by kw steps
+    const bool kt_ok = step < se && 2 * step + q / 2 < ktiles;
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      if (kt_ok && row_ok[j]) {
+        load_block_words<KB>(pw[j], wn[j]);
+        sn[j] = __ldg(pa[j]);
+      } else {
+#pragma unroll
+        for (int b = 0; b < KB; ++b) wn[j][b] = 0u;
+        sn[j] = 0;  // decodes to 0.0f
+      }
+      pw[j] += w_step;
+      pa[j] += a_step;
+    }
+  };
+
+  const uint32_t cb_base = static_cast<uint32_t>(__cvta_generic_to_shared(sm.cb));
+  int64_t step = first;
+  fetch(step);
+  for (; step < se; step += kw) {
+    uint32_t wc[2][KB];
+    float sc[2];
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+#pragma unroll
+      for (int b = 0; b < KB; ++b) wc[j][b] = wn[j][b];
+      sc[j] = sm.scale[sn[j]];
+    }
+    fetch(step + kw);
+    uint4 ac[NT][4];
+    const bool kb_ok = 4 * step + q < kblocks;
+#pragma unroll
+    for (int t = 0; t < NT; ++t) {
+      if (kb_ok && tok_ok[t]) {
+        const uint4* p = reinterpret_cast<const uint4*>(px[t]);
+#pragma unroll
+        for (int v = 0; v < 4; ++v) ac[t][v] = __ldg(p + v);
+      } else {
+#pragma unroll
+        for (int v = 0; v < 4; ++v) ac[t][v] = make_uint4(0u, 0u, 0u, 0u);  // also past K: no NaN * 0
+      }
+      px[t] += kStepK * kw;
+    }
+
+    uint32_t E[2][4], O[2][4];
+    block_offsets<KB>(wc[0], E[0], O[0]);
+    block_offsets<KB>(wc[1], E[1], O[1]);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      // mma i takes elements 4i .. 4i+3 of the lane's block: byte i / 2 of E (i even) or O (i odd).
+      const int c = i / 2;
+      const uint32_t(&src)[2][4] = (i % 2 == 0) ? E : O;
+      uint32_t a[4];
+      a[0] = pack2<ACT>(cb_lds(cb_base, src[0][0], c) * sc[0], cb_lds(cb_base, src[0][1], c) * sc[0]);  // row g
+      a[1] = pack2<ACT>(cb_lds(cb_base, src[1][0], c) * sc[1], cb_lds(cb_base, src[1][1], c) * sc[1]);  // row g+8
+      a[2] = pack2<ACT>(cb_lds(cb_base, src[0][2], c) * sc[0], cb_lds(cb_base, src[0][3], c) * sc[0]);
+      a[3] = pack2<ACT>(cb_lds(cb_base, src[1][2], c) * sc[1], cb_lds(cb_base, src[1][3], c) * sc[1]);
+#pragma unroll
+      for (int t = 0; t < NT; ++t) mma16816<ACT>(acc[t], a, word_at(ac[t], 2 * i), word_at(ac[t], 2 * i + 1));
+    }
+  }
+
+  // The kw warps of a row group meet in shared memory (same accumulator layout in each).
+  if (kw > 1) {
+    if (ks > 0)
+#pragma unroll
+      for (int t = 0; t < NT; ++t)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          sm.red[((ks - 1) * rw + rg) * 256 + (g + 8 * (r / 2)) * 16 + 8 * t + 2 * q + r % 2] = acc[t][r];
+    __syncthreads();
+    if (ks == 0)
+      for (int s = 1; s < kw; ++s)  // fixed order: deterministic
+#pragma unroll
+        for (int t = 0; t < NT; ++t)
+#pragma unroll
+          for (int r = 0; r < 4; ++r)
+            acc[t][r] += sm.red[((s - 1) * rw + rg) * 256 + (g + 8 * (r / 2)) * 16 + 8 * t + 2 * q + r % 2];
+  }
+}
+
+template <Act ACT, int KB, int NT>
+__global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
+    tcv_kernel(const typename ActTraits<ACT>::T* __restrict__ A, typename ActTraits<ACT>::T* __restrict__ C, int M,
+               TiledView w, SplitK sk, int kw) {
+  using Tr = ActTraits<ACT>;
+  __shared__ TcvSmem sm;
+  stage_codebook<KB>(w.codebook, sm.cb);
+  stage_scales(sm.scale);
+  __syncthreads();
+  const TcvLane L(blockIdx.x, kw);
+  const int64_t N = w.N;
+  int64_t sb, se;
+  slice_range(tcv_steps(w.K), sk.splits, blockIdx.y, sb, se);
+  float acc[NT][4];
+  tcv_tile<ACT, KB, NT>(A, M, w.packed, w.absmax, N, w.K, L, kw, sb, se, sm, acc);
+
+  if (sk.splits == 1) {
+    tcv_each<NT>(L, N, M, [&](int t, int r, int64_t n, int token) { C[token * N + n] = Tr::from_float(acc[t][r]); });
+    return;
+  }
+  const int64_t MN = static_cast<int64_t>(M) * N;
+  tcv_each<NT>(L, N, M, [&](int t, int r, int64_t n, int token) {
+    sk.partials[blockIdx.y * MN + token * N + n] = acc[t][r];
+  });
+  if (!splitk_arrive(sk, blockIdx.x)) return;
+  tcv_each<NT>(L, N, M, [&](int, int, int64_t n, int token) {
+    float s = 0.0f;
+    for (int sl = 0; sl < sk.splits; ++sl) s += __ldcg(sk.partials + sl * MN + token * N + n);
+    C[token * N + n] = Tr::from_float(s);
+  });
+}
+
+// Grouped: blockIdx.x is a work item (expert, up to 8 NT consecutive rows of it), blockIdx.y the
+// row tile. All of K per CTA (kw warps split it); no split-K.
+template <Act ACT, int KB, int NT>
+__global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
+    grouped_tcv_kernel(const typename ActTraits<ACT>::T* __restrict__ A, typename ActTraits<ACT>::T* __restrict__ C,
+                       const int32_t* __restrict__ offsets, TiledView w, int kw) {
+  using Tr = ActTraits<ACT>;
+  __shared__ TcvSmem sm;
+  const WorkItem item = find_work_item(offsets, static_cast<int>(w.E), 8 * NT, blockIdx.x);
+  if (item.expert < 0) return;
+  stage_codebook<KB>(w.codebook, sm.cb);
+  stage_scales(sm.scale);
+  __syncthreads();
+  const TcvLane L(blockIdx.y, kw);
+  const int64_t N = w.N;
+  float acc[NT][4];
+  tcv_tile<ACT, KB, NT>(A + static_cast<int64_t>(item.row0) * w.K, item.rows, w.packed + item.expert * w.expert_words(),
+                        w.absmax + item.expert * w.expert_absmax(), N, w.K, L, kw, 0, tcv_steps(w.K), sm, acc);
+  typename Tr::T* Cp = C + static_cast<int64_t>(item.row0) * N;
+  tcv_each<NT>(L, N, item.rows, [&](int t, int r, int64_t n, int token) { Cp[token * N + n] = Tr::from_float(acc[t][r]); });
+}
+
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+struct TcvPlan {
+  int kw = 1;       // warps splitting K inside a CTA (1, 2, 4)
+  int splits = 1;   // CTAs splitting K
+  int64_t tiles = 0;  // CTAs along N
+};
+
+template <Act ACT, int KB, int NT>
+int tcv_blocks_per_sm() {
+  static int cached[64] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 1;
+  if (cached[dev] == 0) {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, tcv_kernel<ACT, KB, NT>, kTcvThreads, 0) != cudaSuccess || n < 1)
+      n = 1;
+    cached[dev] = n;
+  }
+  return cached[dev];
+}
+
+template <Act ACT, int KB>
+int blocks_per_sm_nt(int64_t M) {
+  return M <= 8 ? tcv_blocks_per_sm<ACT, KB, 1>() : tcv_blocks_per_sm<ACT, KB, 2>();
+}
+template <Act ACT>
+int blocks_per_sm_k(int64_t M, int bits) {
+  switch (bits) {
+    case 2: return blocks_per_sm_nt<ACT, 2>(M);
+    case 3: return blocks_per_sm_nt<ACT, 3>(M);
+    case 4: return blocks_per_sm_nt<ACT, 4>(M);
+    default: return blocks_per_sm_nt<ACT, 5>(M);
+  }
+}
+
+// The launch shape. Small N: split K inside the CTA first (a shared-memory sum), then across
+// CTAs, until every warp slot of the GPU has work of >= 2 steps. Large N: one K range per CTA
+// unless a few splits balance the waves better than their fp32 partials cost (both counted in
+// bytes per resident CTA slot).
+TcvPlan tcv_plan(int64_t M, const TiledView& w, Act act) {
+  const int per_sm = act == Act::f16 ? blocks_per_sm_k<Act::f16>(M, w.bits) : blocks_per_sm_k<Act::bf16>(M, w.bits);
+  const int64_t slots = static_cast<int64_t>(per_sm) * device_sm_count();
+  const int64_t steps = tcv_steps(w.K);
+  const int64_t groups16 = (w.N + 15) / 16;
+  const int64_t want_parts = (slots * kTcvWarps + groups16 - 1) / groups16;
+  const int64_t parts = std::clamp<int64_t>(want_parts, 1, std::max<int64_t>(1, steps / 2));
+  TcvPlan p;
+  p.kw = parts >= 4 ? 4 : parts >= 2 ? 2 : 1;
+  const int64_t rows = 16 * (kTcvWarps / p.kw);
+  p.tiles = (w.N + rows - 1) / rows;
+  if (parts > 1) {
+    p.splits = static_cast<int>(std::clamp<int64_t>((parts + p.kw - 1) / p.kw, 1, std::max<int64_t>(1, steps / p.kw)));
+    return p;
+  }
+  const double step_bytes = static_cast<double>(rows) * kStepK * (w.bits / 8.0 + 1.0 / 32);
+  double best = 0;
+  for (int s = 1; s <= std::min<int64_t>(8, steps); ++s) {
+    const int64_t waves = (p.tiles * s + slots - 1) / slots;
+    const double cost = static_cast<double>(waves) * ((steps + s - 1) / s) * step_bytes +
+                        (s > 1 ? 2.0 * s * M * w.N * 4 / static_cast<double>(slots) : 0.0);
+    if (s == 1 || cost < best * 0.97) {
+      best = cost;
+      p.splits = s;
+    }
+  }
+  return p;
+}
+
+template <Act ACT, int KB, int NT>
+cudaError_t launch_tcv_t(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
+  using T = typename ActTraits<ACT>::T;
+  const dim3 grid(static_cast<unsigned>(p.tiles), static_cast<unsigned>(p.splits));
+  tcv_kernel<ACT, KB, NT><<<grid, kTcvThreads, 0, a.stream>>>(static_cast<const T*>(a.A), static_cast<T*>(a.C),
+                                                             static_cast<int>(a.M), a.w, sk, p.kw);
+  return cudaGetLastError();
+}
+
+template <Act ACT, int KB>
+cudaError_t launch_tcv_nt(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
+  return a.M <= 8 ? launch_tcv_t<ACT, KB, 1>(a, p, sk) : launch_tcv_t<ACT, KB, 2>(a, p, sk);
+}
+
+template <Act ACT>
+cudaError_t launch_tcv_k(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
+  switch (a.w.bits) {
+    case 2: return launch_tcv_nt<ACT, 2>(a, p, sk);
+    case 3: return launch_tcv_nt<ACT, 3>(a, p, sk);
+    case 4: return launch_tcv_nt<ACT, 4>(a, p, sk);
+    case 5: return launch_tcv_nt<ACT, 5>(a, p, sk);
+  }
+  return cudaErrorInvalidValue;
+}
+
+template <Act ACT, int KB, int NT>
+cudaError_t launch_grouped_t(const MoeArgs& a, int kw) {
+  using T = typename ActTraits<ACT>::T;
+  const int64_t items = moe_max_items(a.w.E, a.total_rows, 8 * NT);
+  if (items == 0) return cudaSuccess;
+  const int64_t rows = 16 * (kTcvWarps / kw);
+  const dim3 grid(static_cast<unsigned>(items), static_cast<unsigned>((a.w.N + rows - 1) / rows));
+  grouped_tcv_kernel<ACT, KB, NT><<<grid, kTcvThreads, 0, a.stream>>>(static_cast<const T*>(a.A), static_cast<T*>(a.C),
+                                                                     a.expert_offsets, a.w, kw);
+  return cudaGetLastError();
+}
+
+// Grouped: rows per work item from the expected rows per active expert (8 or 16); K split inside
+// the CTA (kw) until the work items x row tiles fill the resident slots, each warp >= 1 step.
+template <Act ACT, int KB>
+cudaError_t launch_grouped_nt(const MoeArgs& a) {
+  const bool nt2 = a.max_rows_per_expert_hint > 8;
+  const int per_sm = nt2 ? tcv_blocks_per_sm<ACT, KB, 2>() : tcv_blocks_per_sm<ACT, KB, 1>();
+  const int64_t slots = static_cast<int64_t>(per_sm) * device_sm_count();
+  const int64_t items = std::max<int64_t>(1, std::min<int64_t>(a.w.E, a.total_rows));  // expected active
+  const int64_t steps = tcv_steps(a.w.K);
+  int kw = 1;
+  while (kw < 4 && 2 * kw <= steps && items * ((a.w.N + 16 * (kTcvWarps / kw) - 1) / (16 * (kTcvWarps / kw))) < slots)
+    kw *= 2;
+  return nt2 ? launch_grouped_t<ACT, KB, 2>(a, kw) : launch_grouped_t<ACT, KB, 1>(a, kw);
+}
+
+template <Act ACT>
+cudaError_t launch_grouped_k(const MoeArgs& a) {
+  switch (a.w.bits) {
+    case 2: return launch_grouped_nt<ACT, 2>(a);
+    case 3: return launch_grouped_nt<ACT, 3>(a);
+    case 4: return launch_grouped_nt<ACT, 4>(a);
+    case 5: return launch_grouped_nt<ACT, 5>(a);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace
+
+cudaError_t launch_grouped_tcv(const MoeArgs& a) {
+  return a.act == Act::f16 ? launch_grouped_k<Act::f16>(a) : launch_grouped_k<Act::bf16>(a);
+}
+
+size_t tcv_workspace_bytes(int64_t M, const TiledView& w, Act act) {
+  const TcvPlan p = tcv_plan(M, w, act);
+  if (p.splits == 1) return 0;
+  return splitk_counter_bytes(p.tiles) + static_cast<size_t>(p.splits) * M * w.N * sizeof(float);
+}
+
+cudaError_t launch_tcv(const LinearArgs& a) {
+  const TcvPlan p = tcv_plan(a.M, a.w, a.act);
+  SplitK sk;
+  sk.splits = p.splits;
+  if (p.splits > 1) {
+    sk.counters = static_cast<uint32_t*>(a.workspace);
+    sk.partials = reinterpret_cast<float*>(static_cast<char*>(a.workspace) + splitk_counter_bytes(p.tiles));
+  }
+  return a.act == Act::f16 ? launch_tcv_k<Act::f16>(a, p, sk) : launch_tcv_k<Act::bf16>(a, p, sk);
+}
+
+}  // namespace kbit::gpu::detail
