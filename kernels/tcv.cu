@@ -22,6 +22,7 @@
 #include <algorithm>
 
 #include "common.cuh"
+#include "kbit/tcv_map.h"
 #include "launch.h"
 
 namespace kbit::gpu::detail {
@@ -183,16 +184,24 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
     block_offsets<KB>(wc[1], E[1], O[1]);
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
-      // mma i takes elements 4i .. 4i+3 of the lane's block: byte i / 2 of E (i even) or O (i odd).
-      const int c = i / 2;
-      const uint32_t(&src)[2][4] = (i % 2 == 0) ? E : O;
+      // mma i takes elements 4i .. 4i+3 of the lane's block (lib/kbit/tcv_map.h): A register r
+      // holds row g + 8 (r % 2), elements a_elem(i, r, 0..1) (all in byte c of E for even i, of O
+      // for odd i); B register r holds activation word b_word(i, r).
+      constexpr auto e = tcv::a_elem;
+      const int c = tcv::elem_byte(e(i, 0, 0));
+      const uint32_t(&src)[2][4] = tcv::elem_in_odd(e(i, 0, 0)) ? O : E;
       uint32_t a[4];
-      a[0] = pack2<ACT>(cb_lds(cb_base, src[0][0], c) * sc[0], cb_lds(cb_base, src[0][1], c) * sc[0]);  // row g
-      a[1] = pack2<ACT>(cb_lds(cb_base, src[1][0], c) * sc[1], cb_lds(cb_base, src[1][1], c) * sc[1]);  // row g+8
-      a[2] = pack2<ACT>(cb_lds(cb_base, src[0][2], c) * sc[0], cb_lds(cb_base, src[0][3], c) * sc[0]);
-      a[3] = pack2<ACT>(cb_lds(cb_base, src[1][2], c) * sc[1], cb_lds(cb_base, src[1][3], c) * sc[1]);
+      a[0] = pack2<ACT>(cb_lds(cb_base, src[0][tcv::elem_word(e(i, 0, 0))], c) * sc[0],
+                        cb_lds(cb_base, src[0][tcv::elem_word(e(i, 0, 1))], c) * sc[0]);  // row g
+      a[1] = pack2<ACT>(cb_lds(cb_base, src[1][tcv::elem_word(e(i, 1, 0))], c) * sc[1],
+                        cb_lds(cb_base, src[1][tcv::elem_word(e(i, 1, 1))], c) * sc[1]);  // row g+8
+      a[2] = pack2<ACT>(cb_lds(cb_base, src[0][tcv::elem_word(e(i, 2, 0))], c) * sc[0],
+                        cb_lds(cb_base, src[0][tcv::elem_word(e(i, 2, 1))], c) * sc[0]);
+      a[3] = pack2<ACT>(cb_lds(cb_base, src[1][tcv::elem_word(e(i, 3, 0))], c) * sc[1],
+                        cb_lds(cb_base, src[1][tcv::elem_word(e(i, 3, 1))], c) * sc[1]);
 #pragma unroll
-      for (int t = 0; t < NT; ++t) mma16816<ACT>(acc[t], a, word_at(ac[t], 2 * i), word_at(ac[t], 2 * i + 1));
+      for (int t = 0; t < NT; ++t)
+        mma16816<ACT>(acc[t], a, word_at(ac[t], tcv::b_word(i, 0)), word_at(ac[t], tcv::b_word(i, 1)));
     }
   }
 

@@ -1,0 +1,52 @@
+// The k-slot map of the tcv kernels (kernels/tcv.cu): which weight element and which activation
+// each register of an mma.sync m16n8k16 step holds. Written once, host + device, so the kernel and
+// its CPU model (tests/test_tcv_map.cpp, which runs a whole warp step through the fragment maps of
+// lib/kbit/fragment.h) use the same functions.
+//
+// Swap AB: the weights are the mma's A operand (rows = weight rows g and g + 8 of a 16-row group),
+// the activations its B operand (column = token g of an n8 tile). One warp step covers 128 k =
+// 4 quantization blocks; lane (g, q) decodes the whole block q of its two rows. An mma sums over
+// its 16 k-slots in any order, so mma i (0..7) of a step gives lane q's k-slots 2q, 2q+1 (A regs
+// 0/1, B reg 0) elements 4i, 4i+1 of block q and k-slots 2q+8, 2q+9 (A regs 2/3, B reg 1) elements
+// 4i+2, 4i+3: every lane's activations are then words 2i, 2i+1 of its 32 contiguous activations.
+#pragma once
+
+#include "kbit/format.h"
+
+namespace kbit::tcv {
+
+inline constexpr int kStepBlocks = 4;                     // blocks per warp step
+inline constexpr int kStepK = kStepBlocks * kBlockSize;   // 128 k per warp step
+inline constexpr int kMmasPerStep = kBlockSize / 4;       // 8 mma per step and n8 tile
+
+// The block (0..3 of the step) lane `lane` decodes: q = lane % 4.
+constexpr KBIT_HD int lane_block(int lane) { return lane & 3; }
+
+// Element (0..31 of the lane's block) in half `half` of A register `reg` of mma `i`. The register's
+// row is reg & 1 (row g or g + 8); reg >> 1 picks k-slots 2q.. (0) or 2q+8.. (1).
+constexpr KBIT_HD int a_elem(int i, int reg, int half) { return 4 * i + 2 * (reg >> 1) + half; }
+
+// Word (0..15) of the lane's 32 activations of one token that B register `reg` of mma `i` holds
+// (the same elements as a_elem(i, 2 reg, 0..1)).
+constexpr KBIT_HD int b_word(int i, int reg) { return 2 * i + reg; }
+
+// k (0..127 of the step) that k-slot `slot` (0..15) of mma `i` holds.
+constexpr KBIT_HD int slot_k(int i, int slot) {
+  return kBlockSize * ((slot & 7) >> 1) + a_elem(i, 2 * (slot >> 3), slot & 1);
+}
+
+// Where element e (0..31) of a block sits in block_offsets' output (lib/kbit/block_decode.h):
+// in O (e % 8 >= 4) or E, word e % 4, byte e / 8.
+constexpr KBIT_HD bool elem_in_odd(int e) { return (e & 7) >= 4; }
+constexpr KBIT_HD int elem_word(int e) { return e & 3; }
+constexpr KBIT_HD int elem_byte(int e) { return e >> 3; }
+
+// Accumulator register r (0..3, fp32) of lane `lane`: row g + 8 (r / 2) of the 16-row group and
+// token 2q + r % 2 of the n8 tile.
+constexpr KBIT_HD int c_row(int lane, int r) { return (lane >> 2) + 8 * (r >> 1); }
+constexpr KBIT_HD int c_token(int lane, int r) { return 2 * (lane & 3) + (r & 1); }
+
+static_assert(slot_k(0, 0) == 0 && slot_k(0, 1) == 1 && slot_k(0, 8) == 2 && slot_k(0, 9) == 3);
+static_assert(slot_k(7, 15) == 3 * kBlockSize + 31 && slot_k(2, 2) == kBlockSize + 8);
+
+}  // namespace kbit::tcv

@@ -1,0 +1,154 @@
+// The tcv kernels' k-slot map (lib/kbit/tcv_map.h) on the CPU: a whole warp step of tcv is
+// rebuilt register by register the way kernels/tcv.cu builds it (block_offsets, then the E/O word,
+// byte and activation word the map names), pushed through the mma.sync m16n8k16 fragment maps of
+// lib/kbit/fragment.h (which kbit-fragcheck proves against the hardware), and compared with the
+// plain dot products of the weights and activations.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "kbit/block_decode.h"
+#include "kbit/format.h"
+#include "kbit/fragment.h"
+#include "kbit/rng.h"
+#include "kbit/tcv_map.h"
+
+namespace {
+
+using kbit::frag::Acc;
+using kbit::frag::RowCol;
+namespace tcv = kbit::tcv;
+
+using AElem = int (*)(int, int, int);
+
+// One warp step: 16 weight rows x 4 blocks (k bit-plane words each, a scale each), 8 tokens x 128
+// activations. Returns the largest |D_sim - D_ref| over the 16 x 8 outputs.
+template <int KB>
+double simulate_step(kbit::Rng& rng, AElem a_elem) {
+  constexpr int kRows = 16, kTokens = 8, kBlocks = tcv::kStepBlocks;
+  uint32_t words[kRows][kBlocks][KB];
+  double scale[kRows][kBlocks], act[kTokens][tcv::kStepK], cb[1 << KB];
+  for (auto& row : words)
+    for (auto& blk : row)
+      for (uint32_t& w : blk) w = static_cast<uint32_t>(rng.next());
+  for (auto& row : scale)
+    for (double& s : row) s = 0.5 + rng.uniform();
+  for (auto& tok : act)
+    for (double& x : tok) x = rng.uniform() - 0.5;
+  for (double& c : cb) c = rng.uniform() - 0.5;
+
+  // Reference: D[n][m] = sum_k W[n][k] A[m][k] over the step's 128 k.
+  double ref[kRows][kTokens] = {};
+  for (int n = 0; n < kRows; ++n)
+    for (int m = 0; m < kTokens; ++m)
+      for (int k = 0; k < tcv::kStepK; ++k)
+        ref[n][m] += cb[kbit::unpack_index(words[n][k / kbit::kBlockSize], k % kbit::kBlockSize, KB)] *
+                     scale[n][k / kbit::kBlockSize] * act[m][k];
+
+  // The kernel: lane (g, q) decodes block q of rows g and g + 8 once per step.
+  double acc[kbit::frag::kWarpSize][4] = {};
+  for (int i = 0; i < tcv::kMmasPerStep; ++i) {
+    double A[kbit::frag::kMmaM][kbit::frag::kMmaK] = {}, B[kbit::frag::kMmaK][kbit::frag::kMmaN] = {};
+    for (int lane = 0; lane < kbit::frag::kWarpSize; ++lane) {
+      const int g = lane / 4, q = tcv::lane_block(lane);
+      uint32_t E[2][4], O[2][4];
+      for (int j = 0; j < 2; ++j) kbit::block_offsets<KB>(words[g + 8 * j][q], E[j], O[j]);
+      // As in tcv.cu: one word set (E or O) and one byte per mma, from element a_elem(i, 0, 0).
+      const int c = tcv::elem_byte(a_elem(i, 0, 0));
+      const bool odd = tcv::elem_in_odd(a_elem(i, 0, 0));
+      for (int r = 0; r < kbit::frag::kARegs; ++r)
+        for (int h = 0; h < 2; ++h) {
+          const int j = r & 1, e = a_elem(i, r, h);
+          const uint32_t w = odd ? O[j][tcv::elem_word(e)] : E[j][tcv::elem_word(e)];
+          const int idx = kbit::offset_byte(w, c) / 4;
+          const RowCol mk = kbit::frag::mma_a(lane, r, h);
+          A[mk.row][mk.col] = cb[idx] * scale[g + 8 * j][q];
+        }
+      for (int r = 0; r < kbit::frag::kBRegs; ++r)
+        for (int h = 0; h < 2; ++h) {
+          const RowCol kn = kbit::frag::mma_b(lane, r, h);  // token g = lane / 4
+          B[kn.row][kn.col] = act[g][kbit::kBlockSize * q + 2 * tcv::b_word(i, r) + h];
+        }
+    }
+    for (int lane = 0; lane < kbit::frag::kWarpSize; ++lane)
+      for (int r = 0; r < 4; ++r) {
+        const RowCol mn = kbit::frag::mma_c(lane, r, 0, Acc::f32);
+        for (int s = 0; s < kbit::frag::kMmaK; ++s) acc[lane][r] += A[mn.row][s] * B[s][mn.col];
+      }
+  }
+  double worst = 0;
+  for (int lane = 0; lane < kbit::frag::kWarpSize; ++lane)
+    for (int r = 0; r < 4; ++r)
+      worst = std::max(worst, std::fabs(acc[lane][r] - ref[tcv::c_row(lane, r)][tcv::c_token(lane, r)]));
+  return worst;
+}
+
+template <int KB>
+void check_steps() {
+  kbit::Rng rng(0x7C50 + KB);
+  double worst = 0;
+  for (int s = 0; s < 50; ++s) worst = std::max(worst, simulate_step<KB>(rng, tcv::a_elem));
+  CHECK_MESSAGE(worst < 1e-9, "k=", KB, " worst |D - ref| ", worst);
+}
+
+int a_elem_halves_swapped(int i, int reg, int half) { return tcv::a_elem(i, reg, 1 - half); }
+int a_elem_regs_swapped(int i, int reg, int half) { return tcv::a_elem(i, reg ^ 2, half); }
+
+}  // namespace
+
+TEST_CASE("tcv map: the 8 mma of a step cover each of the 128 k exactly once") {
+  std::vector<int> seen(tcv::kStepK, 0);
+  for (int i = 0; i < tcv::kMmasPerStep; ++i)
+    for (int slot = 0; slot < kbit::frag::kMmaK; ++slot) {
+      const int k = tcv::slot_k(i, slot);
+      REQUIRE(k >= 0);
+      REQUIRE(k < tcv::kStepK);
+      ++seen[size_t(k)];
+    }
+  for (int k = 0; k < tcv::kStepK; ++k) CHECK_MESSAGE(seen[size_t(k)] == 1, "k ", k);
+}
+
+TEST_CASE("tcv map: A and B registers name the same k for every lane, and C matches mma_c") {
+  int bad = 0;
+  for (int i = 0; i < tcv::kMmasPerStep; ++i)
+    for (int lane = 0; lane < kbit::frag::kWarpSize; ++lane) {
+      const int q = tcv::lane_block(lane);
+      for (int r = 0; r < kbit::frag::kARegs; ++r)
+        for (int h = 0; h < 2; ++h) {
+          const RowCol mk = kbit::frag::mma_a(lane, r, h);
+          bad += mk.row != (lane >> 2) + 8 * (r & 1);  // the kernel's row for register r
+          bad += tcv::slot_k(i, mk.col) != kbit::kBlockSize * q + tcv::a_elem(i, r, h);
+          // the kernel reads all of mma i from one E/O word set and one byte
+          bad += tcv::elem_in_odd(tcv::a_elem(i, r, h)) != tcv::elem_in_odd(tcv::a_elem(i, 0, 0));
+          bad += tcv::elem_byte(tcv::a_elem(i, r, h)) != tcv::elem_byte(tcv::a_elem(i, 0, 0));
+        }
+      for (int r = 0; r < kbit::frag::kBRegs; ++r)
+        for (int h = 0; h < 2; ++h) {
+          const RowCol kn = kbit::frag::mma_b(lane, r, h);
+          bad += kn.col != (lane >> 2);
+          bad += tcv::slot_k(i, kn.row) != kbit::kBlockSize * q + 2 * tcv::b_word(i, r) + h;
+        }
+      for (int r = 0; r < 4; ++r) {
+        const RowCol mn = kbit::frag::mma_c(lane, r, 0, Acc::f32);
+        bad += mn.row != tcv::c_row(lane, r);
+        bad += mn.col != tcv::c_token(lane, r);
+      }
+    }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("tcv map: a simulated warp step equals the dot products, k = 2..5") {
+  check_steps<2>();
+  check_steps<3>();
+  check_steps<4>();
+  check_steps<5>();
+}
+
+TEST_CASE("tcv map: the step simulation catches a wrong map") {
+  kbit::Rng rng(99);
+  CHECK(simulate_step<4>(rng, tcv::a_elem) < 1e-9);
+  CHECK(simulate_step<4>(rng, a_elem_halves_swapped) > 1e-3);
+  CHECK(simulate_step<4>(rng, a_elem_regs_swapped) > 1e-3);
+}
