@@ -113,6 +113,21 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const uint32_t (&a)[4], 
 }
 
 // ---------------------------------------------------------------------------------------------
+// Resident CTAs per SM of kernel `kern` at `threads` threads per CTA and no dynamic shared memory,
+// cached per device (the launchers size grids and split-K from it); 1 if the query fails.
+template <typename Kern>
+int cached_blocks_per_sm(Kern kern, int threads, int (&cache)[64]) {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 1;
+  if (cache[dev] == 0) {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, threads, 0) != cudaSuccess || n < 1) n = 1;
+    cache[dev] = n;
+  }
+  return cache[dev];
+}
+
+// ---------------------------------------------------------------------------------------------
 // cp.async (sm_80+): 16-byte and 4-byte global -> shared copies with zero fill.
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));

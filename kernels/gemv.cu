@@ -223,17 +223,8 @@ int gemv_splits(const TiledView& w) {
 // Resident CTAs of one instantiation per SM (cached per device).
 template <Act ACT, int KB, int MV>
 int gemv_blocks_per_sm() {
-  static int cached[64] = {};
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 1;
-  if (cached[dev] == 0) {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, gemv_kernel<ACT, KB, MV>, kGemvThreads, 0) != cudaSuccess ||
-        n < 1)
-      n = 1;
-    cached[dev] = n;
-  }
-  return cached[dev];
+  static int cache[64] = {};
+  return cached_blocks_per_sm(gemv_kernel<ACT, KB, MV>, kGemvThreads, cache);
 }
 
 template <Act ACT, int KB, int MV>

@@ -289,16 +289,8 @@ struct TcvPlan {
 
 template <Act ACT, int KB, int NT>
 int tcv_blocks_per_sm() {
-  static int cached[64] = {};
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 1;
-  if (cached[dev] == 0) {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, tcv_kernel<ACT, KB, NT>, kTcvThreads, 0) != cudaSuccess || n < 1)
-      n = 1;
-    cached[dev] = n;
-  }
-  return cached[dev];
+  static int cache[64] = {};
+  return cached_blocks_per_sm(tcv_kernel<ACT, KB, NT>, kTcvThreads, cache);
 }
 
 template <Act ACT, int KB>
