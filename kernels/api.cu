@@ -148,10 +148,16 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   // M = 5..16 on every catalogue shape.
   if (M <= 2) return w.K <= 512 ? Kernel::tcv : Kernel::gemv;
   if (M <= 16) return Kernel::tcv;
-  // kbit-bench on the H100 (bench/results/2026-11-22-h100-bench): dequant + cuBLAS beats mma on 7 of
-  // 8 Qwen3-Coder-Next dense shapes at M = 32 and on all of them from M = 64 (mma: 2-4x slower).
-  if (have_cublas) return Kernel::dequant_cublas;
-  return Kernel::mma;
+  if (!have_cublas) return Kernel::mma;
+  // Above M = 16, mma against dequantize + cuBLAS in the same sweep (2026-11-23-h100-tcv, all 27
+  // block shapes): dequantizing 2 bytes per weight costs more than mma's whole GEMM on large
+  // weights: at M = 32 mma wins from 16.8 M weights up (Llama-3-70B gate_up 327 vs 874 us) and
+  // loses below 10.5 M; at M = 64 it wins from 41.9 M up (gate_up 484 vs 878 us) and loses at
+  // 21 M and below; at M = 128 the two tie on the largest shapes, dequant + cuBLAS wins the rest.
+  const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
+  if (M <= 32 && weights >= 16.0e6) return Kernel::mma;
+  if (M <= 64 && weights >= 40.0e6) return Kernel::mma;
+  return Kernel::dequant_cublas;
 }
 
 size_t linear_workspace_bytes(int64_t M, const TiledView& w, Act act, Kernel kernel) {
@@ -204,15 +210,16 @@ MoeKernel choose_moe_kernel(int64_t total_rows, const TiledView& w, Act act, int
   (void)act;
   (void)max_rows_hint;
   // grouped_tcv beat grouped_gemv and grouped_mma from 1 to 16 mean rows per active expert on the
-  // H100 (Qwen3 experts.gate_up M = 8: 49 vs 64 us; M = 64: 208 vs 309 us), except on short rows
-  // at 1..2 rows per expert (Qwen3 experts.down, K = 512, M = 1: grouped_gemv 8.5 vs 11.6 us).
+  // H100 (2026-11-23-h100-tcv: Qwen3 experts.gate_up M = 8: 49 vs 64 us; M = 64: 208 vs 309 us;
+  // experts.down M = 8..64: 31..136 vs 43..212 us), except with short rows and few rows in all
+  // (Qwen3 experts.down, K = 512, at 10 and 20 routed rows: grouped_gemv 8.5 vs 11.6 us, 14.1 vs 14.4).
   // By the mean rows per active expert (its host-side bound: at most min(E, rows) experts are
   // active), not the maximum: a skewed routing gives the busiest expert several work items of the
   // grouped gemv, and kbit-bench on the H100 had grouped_gemv ahead of grouped_mma at Qwen3 M = 64
   // and 128 (mean 1.25 and 2.5 rows, max ~40-90) where the maximum picked grouped_mma.
   const int64_t active = std::max<int64_t>(1, std::min<int64_t>(w.E, total_rows));
   const int64_t mean = (total_rows + active - 1) / active;
-  if (mean <= 2 && w.K <= 512) return MoeKernel::grouped_gemv;
+  if (w.K <= 512 && total_rows <= 24) return MoeKernel::grouped_gemv;
   return mean <= 16 ? MoeKernel::grouped_tcv : MoeKernel::grouped_mma;
 }
 
