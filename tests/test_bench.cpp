@@ -171,6 +171,38 @@ TEST_CASE("bench TOTAL rows sum the best passing kernel against the fp16 referen
   CHECK(t[0].ratio == 0);
 }
 
+TEST_CASE("bench dispatch audit names automatic rows slower than another verified kernel") {
+  auto autorow = [](const std::string& shape, int64_t M, double us, const std::string& chose) {
+    Row r = make_row(shape, M, "kbit", "automatic", us);
+    r.dispatch = chose;
+    return r;
+  };
+  std::vector<Row> rows = {
+      make_row("a", 1, "kbit", "gemv", 10.0), make_row("a", 1, "kbit", "tcv", 12.0), autorow("a", 1, 10.1, "gemv"),
+      make_row("b", 1, "kbit", "gemv", 10.0), make_row("b", 1, "kbit", "tcv", 7.0), autorow("b", 1, 10.0, "gemv"),
+      make_row("c", 1, "kbit", "tcv", 10.0), autorow("c", 1, 10.4, "tcv"),   // within 5%
+      make_row("d", 1, "kbit", "v0", 1.0), autorow("d", 1, 10.0, "gemv"),   // v0 is not a competitor
+      make_row("e", 1, "kbit", "mma", 5.0), autorow("e", 1, 10.0, "dequant_cublas"),
+      make_row("a", 1, "baseline", "cublas_f16", 1.0)};
+  rows[10].verify = "FAIL";  // a failing row never counts as the fastest
+  DispatchAudit a = dispatch_audit(rows);
+  CHECK(a.automatic_rows == 3);  // a, b, c had a verified competitor; d and e did not
+  REQUIRE(a.misses.size() == 1);
+  CHECK(rows[a.misses[0].automatic].shape == "b");
+  CHECK(rows[a.misses[0].best].kernel == "tcv");
+  CHECK(a.misses[0].slowdown == doctest::Approx(10.0 / 7.0));
+  // overlapping spreads are not a miss even above the margin
+  std::vector<Row> noisy = {make_row("a", 1, "kbit", "tcv", 10.0), autorow("a", 1, 10.6, "gemv")};
+  noisy[1].us = stats_of({9.0, 10.6, 12.0});
+  CHECK(dispatch_audit(noisy).misses.empty());
+  // and the markdown report lists the miss
+  Report rep;
+  rep.rows = rows;
+  const std::string md = format_markdown(rep);
+  CHECK(md.find("1 of 3 `automatic` rows") != std::string::npos);
+  CHECK(md.find("| m | b | 1 | 4 | f16 | automatic->gemv | 10.00 | tcv | 7.00 | 1.43x |") != std::string::npos);
+}
+
 TEST_CASE("bench sweep plan from the catalogue") {
   const kbit::verify::Catalogue cat = kbit::verify::load_catalogue(KBIT_DATA_DIR "/shapes.json");
   SweepOptions o;

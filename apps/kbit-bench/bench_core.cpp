@@ -93,6 +93,32 @@ bool is_fp16_reference(const Row& r) {
   return r.moe ? (r.kernel == "cublas_loop_f16" || r.kernel == "cublas_grouped_f16") : r.kernel == "cublas_f16";
 }
 
+DispatchAudit dispatch_audit(const std::vector<Row>& rows, double margin) {
+  auto case_key = [](const Row& r) {
+    return r.model + "|" + r.shape + "|" + std::to_string(r.M) + "|" + std::to_string(r.bits) + "|" + r.dtype +
+           (r.hot ? "|hot" : "|cold");
+  };
+  std::map<std::string, size_t> best;  // case -> fastest other kernel
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    if (r.kind != "kbit" || !r.timed() || r.verify != "PASS" || r.kernel == "automatic" || r.kernel == "v0") continue;
+    auto [it, fresh] = best.emplace(case_key(r), i);
+    if (!fresh && r.us.median < rows[it->second].us.median) it->second = i;
+  }
+  DispatchAudit a;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    if (r.kind != "kbit" || r.kernel != "automatic" || !r.timed() || r.verify != "PASS") continue;
+    const auto it = best.find(case_key(r));
+    if (it == best.end()) continue;
+    ++a.automatic_rows;
+    const Row& b = rows[it->second];
+    if (r.us.median > b.us.median * (1.0 + margin) && r.us.min > b.us.max)
+      a.misses.push_back({i, it->second, r.us.median / b.us.median});
+  }
+  return a;
+}
+
 std::vector<Total> make_totals(const std::vector<Row>& rows) {
   // Shapes of each model in first-seen order; the fp16 reference per (shape key).
   std::map<std::string, std::vector<std::string>> model_shapes;

@@ -92,6 +92,21 @@ struct Total {
 bool is_fp16_reference(const Row& r);
 std::vector<Total> make_totals(const std::vector<Row>& rows);
 
+// ---- dispatch audit: did `automatic` pick the fastest kernel? ----
+// For each timed PASS `automatic` row, the fastest timed PASS kbit row of the same (model, shape,
+// M, bits, dtype, hot) among the other kernels (v0 excluded: it is the slow oracle). A miss when
+// automatic's median exceeds that row's by more than `margin` (relative) and its fastest replay
+// is slower than the other row's slowest (outside both spreads). Indices into `rows`.
+struct DispatchMiss {
+  size_t automatic = 0, best = 0;
+  double slowdown = 0;  // automatic median / best median
+};
+struct DispatchAudit {
+  int automatic_rows = 0;  // timed PASS automatic rows that had a competitor
+  std::vector<DispatchMiss> misses;
+};
+DispatchAudit dispatch_audit(const std::vector<Row>& rows, double margin = 0.05);
+
 // ---- sweep plan ----
 struct SweepOptions {
   std::vector<int64_t> Ms = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};

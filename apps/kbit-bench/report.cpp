@@ -45,6 +45,10 @@ std::string format_table(const Report& rep) {
                   t.hot ? "  HOT" : "");
     out += line;
   }
+  const DispatchAudit audit = dispatch_audit(rep.rows);
+  if (audit.automatic_rows > 0)
+    out += "dispatch audit: " + std::to_string(audit.misses.size()) + " of " + std::to_string(audit.automatic_rows) +
+           " automatic rows > 5% slower than the fastest other verified kernel (listed in the markdown report)\n";
   return out;
 }
 
@@ -72,6 +76,17 @@ std::string format_markdown(const Report& rep) {
     out += "| " + t.model + (t.hot ? " (hot)" : "") + " | " + std::to_string(t.M) + " | " + std::to_string(t.bits) +
            " | " + t.dtype + " | " + fmt("%.2f", t.kbit_us) + " | " + fmt("%.2f", t.fp16_us) + " | " +
            ratio(t.ratio) + (t.missing ? " (" + std::to_string(t.missing) + " missing)" : "") + " | " + best + " |\n";
+  }
+  const DispatchAudit audit = dispatch_audit(rep.rows);
+  out += "\n## Dispatch audit\n\n" + std::to_string(audit.misses.size()) + " of " + std::to_string(audit.automatic_rows) +
+         " `automatic` rows were more than 5% slower than the fastest other verified kernel of the same row (outside "
+         "both spreads)" + (audit.misses.empty() ? ".\n" : ":\n\n| model | shape | M | k | dtype | automatic | us | fastest | us | slower |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const DispatchMiss& m : audit.misses) {
+    const Row& a = rep.rows[m.automatic];
+    const Row& b = rep.rows[m.best];
+    out += "| " + a.model + " | " + a.shape + " | " + std::to_string(a.M) + " | " + bits_col(a) + " | " + a.dtype + " | " +
+           kernel_col(a) + (a.hot ? " (hot)" : "") + " | " + num(a.us.median) + " | " + b.kernel + " | " +
+           num(b.us.median) + " | " + fmt("%.2fx", m.slowdown) + " |\n";
   }
   std::string model;
   for (const Row& r : rep.rows) {
