@@ -143,9 +143,10 @@ const char* moe_kernel_name(MoeKernel k) {
 Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   (void)act;
   // kbit-bench on the H100 (bench/results/2026-11-23-h100-tcv): the scalar gemv wins at M = 1..2
-  // except on short rows (K <= 512: tcv 4.0 vs 4.8 us on Qwen3 shared_expert.down); from M = 3
-  // tcv wins or ties everywhere (Llama-3-70B gate_up M = 4: 150 vs 209 us) and beats mma at
-  // M = 5..16 on every catalogue shape.
+  // except on short rows (K <= 512: tcv 4.0 vs 4.8 us on Qwen3 shared_expert.down); at M = 4 tcv
+  // wins on the large shapes (Llama-3-70B gate_up 150 vs 209 us) and is within 6% on the small
+  // ones, and it beats mma at M = 4..16 on every catalogue shape. M = 3 is not in the sweep; it
+  // goes to tcv because gemv's cost grows by one FMA per weight and row.
   if (M <= 2) return w.K <= 512 ? Kernel::tcv : Kernel::gemv;
   if (M <= 16) return Kernel::tcv;
   if (!have_cublas) return Kernel::mma;
