@@ -46,7 +46,7 @@ __device__ __forceinline__ int block_index(const uint32_t (&w)[KB], int j) {
 }
 
 // Fast form: block_offsets (lib/kbit/block_decode.h, host + device so the CPU tests check the
-// very function the kernels run) turns the planes into codebook byte offsets for cb_byte.
+// very function the kernels run) turns the planes into codebook byte offsets for cb_byte / cb_lds.
 
 // Codebook entry at byte offset byte c of `offsets` (from block_offsets).
 __device__ __forceinline__ float cb_byte(const float* cb_s, uint32_t offsets, int c) {

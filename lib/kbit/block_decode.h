@@ -19,14 +19,12 @@
 namespace kbit {
 
 // A 4x4 bit transpose inside every nibble column of the bit planes (four delta swaps) turns k <= 4
-// planes into nibbles; plane 4 (k = 5) is merged in as bit 4. Outputs byte c of E[r] = idx << S of
-// element 8c + r and byte c of O[r] = idx << S of element 8c + 4 + r. S = 2 (block_offsets) gives
-// a byte offset into a float codebook, S = 0 (block_indices) the index itself (for an indexed
-// shared-memory load, which scales it in the address); each weight then costs one byte extract
-// (PRMT), one shared-memory load and its FMAs. The instruction counts are in docs/perf-notes.md.
-template <int KB, int S>
-KBIT_HD_INLINE void block_nibbles(const uint32_t (&w)[KB], uint32_t (&E)[4], uint32_t (&O)[4]) {
-  static_assert(S == 0 || S == 2, "S is 0 (indices) or 2 (float byte offsets)");
+// planes into nibbles; plane 4 (k = 5) is merged in as bit 4. Outputs byte c of E[r] = 4 * idx of
+// element 8c + r and byte c of O[r] = 4 * idx of element 8c + 4 + r: a byte offset into a float
+// codebook, so each weight then costs one byte extract (PRMT), one shared-memory load and its FMAs.
+// The instruction count it compiles to is in docs/perf-notes.md (SASS of the gemv loop).
+template <int KB>
+KBIT_HD_INLINE void block_offsets(const uint32_t (&w)[KB], uint32_t (&E)[4], uint32_t (&O)[4]) {
   uint32_t p0 = w[0], p1 = w[1], p2 = 0, p3 = 0;
   if constexpr (KB > 2) p2 = w[2];
   if constexpr (KB > 3) p3 = w[3];
@@ -36,29 +34,19 @@ KBIT_HD_INLINE void block_nibbles(const uint32_t (&w)[KB], uint32_t (&E)[4], uin
   t = ((p0 >> 2) ^ p2) & 0x33333333u; p2 ^= t; p0 ^= t << 2;
   t = ((p1 >> 2) ^ p3) & 0x33333333u; p3 ^= t; p1 ^= t << 2;
   const uint32_t T[4] = {p0, p1, p2, p3};
-  constexpr uint32_t kLow = 0x0F0F0F0Fu << S, kBit4 = 0x10101010u << S;
   KBIT_UNROLL
   for (int r = 0; r < 4; ++r) {
-    E[r] = (T[r] << S) & kLow;
-    O[r] = (T[r] >> (4 - S)) & kLow;
+    E[r] = (T[r] << 2) & 0x3C3C3C3Cu;
+    O[r] = (T[r] >> 2) & 0x3C3C3C3Cu;
     if constexpr (KB == 5) {
       const uint32_t u = (w[KB - 1] >> r) & 0x11111111u;
-      E[r] |= (u << (4 + S)) & kBit4;
-      O[r] |= (u << S) & kBit4;
+      E[r] |= (u << 6) & 0x40404040u;
+      O[r] |= (u << 2) & 0x40404040u;
     }
   }
 }
 
-template <int KB>
-KBIT_HD_INLINE void block_offsets(const uint32_t (&w)[KB], uint32_t (&E)[4], uint32_t (&O)[4]) {
-  block_nibbles<KB, 2>(w, E, O);
-}
-template <int KB>
-KBIT_HD_INLINE void block_indices(const uint32_t (&w)[KB], uint32_t (&E)[4], uint32_t (&O)[4]) {
-  block_nibbles<KB, 0>(w, E, O);
-}
-
-// Byte c of an E or O word from block_offsets / block_indices (what the kernels' PRMT extracts).
+// Byte c of an E or O word from block_offsets (what the kernels' PRMT extracts).
 constexpr KBIT_HD int offset_byte(uint32_t offsets, int c) { return static_cast<int>((offsets >> (8 * c)) & 0xFFu); }
 
 }  // namespace kbit
