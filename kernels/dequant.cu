@@ -59,14 +59,10 @@ static cudaError_t launch_typed(const TiledView& w, Out* out, cudaStream_t strea
   const int threads = 256;
   const int64_t grid = (blocks + threads - 1) / threads;
   if (grid == 0) return cudaSuccess;
-  switch (w.bits) {
-    case 2: dequant_kernel<2><<<grid, threads, 0, stream>>>(w, out); break;
-    case 3: dequant_kernel<3><<<grid, threads, 0, stream>>>(w, out); break;
-    case 4: dequant_kernel<4><<<grid, threads, 0, stream>>>(w, out); break;
-    case 5: dequant_kernel<5><<<grid, threads, 0, stream>>>(w, out); break;
-    default: return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
+  return with_bits(w.bits, cudaErrorInvalidValue, [&](auto kb) {
+    dequant_kernel<decltype(kb)::value><<<grid, threads, 0, stream>>>(w, out);
+    return cudaGetLastError();
+  });
 }
 
 cudaError_t launch_dequant(const TiledView& w, void* out, OutType type, cudaStream_t stream) {

@@ -255,13 +255,8 @@ cudaError_t launch_dense_m(const LinearArgs& a, SplitK sk) {
 
 template <Act ACT>
 cudaError_t launch_dense_k(const LinearArgs& a, SplitK sk) {
-  switch (a.w.bits) {
-    case 2: return launch_dense_m<ACT, 2>(a, sk);
-    case 3: return launch_dense_m<ACT, 3>(a, sk);
-    case 4: return launch_dense_m<ACT, 4>(a, sk);
-    case 5: return launch_dense_m<ACT, 5>(a, sk);
-  }
-  return cudaErrorInvalidValue;
+  return with_bits(a.w.bits, cudaErrorInvalidValue,
+                   [&](auto kb) { return launch_dense_m<ACT, decltype(kb)::value>(a, sk); });
 }
 
 template <Act ACT, int KB, int MV>
@@ -286,13 +281,8 @@ cudaError_t launch_grouped_m(const MoeArgs& a) {
 
 template <Act ACT>
 cudaError_t launch_grouped_k(const MoeArgs& a) {
-  switch (a.w.bits) {
-    case 2: return launch_grouped_m<ACT, 2>(a);
-    case 3: return launch_grouped_m<ACT, 3>(a);
-    case 4: return launch_grouped_m<ACT, 4>(a);
-    case 5: return launch_grouped_m<ACT, 5>(a);
-  }
-  return cudaErrorInvalidValue;
+  return with_bits(a.w.bits, cudaErrorInvalidValue,
+                   [&](auto kb) { return launch_grouped_m<ACT, decltype(kb)::value>(a); });
 }
 
 }  // namespace

@@ -16,9 +16,10 @@
 //
 // CTA: 4 warps = (4 / kw) row groups of 16 x kw warps that split the CTA's K range (their sums
 // meet in shared memory at the end); the grid splits K further (split-K fixup of common.cuh).
-// The next step's words, absmax bytes and activations are loaded before the current step is
-// decoded (two steps in flight per warp). Numerics equal the mma kernel's: W' = cb * scale in fp32,
-// rounded once to the activation dtype, fp32 accumulation.
+// The next step's words and absmax bytes are loaded before the current step is decoded (two steps
+// of weights in flight per warp); activations are loaded at the start of their own step.
+// Numerics equal the mma kernel's: W' = cb * scale in fp32, rounded once to the activation dtype,
+// fp32 accumulation.
 #include <algorithm>
 
 #include "common.cuh"
@@ -30,9 +31,11 @@ namespace kbit::gpu::detail {
 namespace {
 constexpr int kTcvWarps = 4;
 constexpr int kTcvThreads = 32 * kTcvWarps;
-constexpr int kStepK = 128;  // k per warp step: 4 blocks
+constexpr int kStepK = tcv::kStepK;  // k per warp step: 4 blocks (lib/kbit/tcv_map.h)
 
 __host__ __device__ inline int64_t tcv_steps(int64_t K) { return (K + kStepK - 1) / kStepK; }
+// Weight rows per CTA when kw of its warps split K.
+__host__ __device__ constexpr int tcv_rows_per_cta(int kw) { return 16 * (kTcvWarps / kw); }
 
 // Word wi (0..15) of four 16-byte vectors; wi is a compile-time constant after unrolling.
 __device__ __forceinline__ uint32_t word_at(const uint4 (&v)[4], int wi) {
@@ -71,7 +74,7 @@ struct TcvLane {
     rw = kTcvWarps / kw;
     rg = warp % rw;
     ks = warp / rw;
-    n_lo = tile * (16 * rw) + 16 * rg + g;
+    n_lo = tile * tcv_rows_per_cta(kw) + 16 * rg + g;
     n_hi = n_lo + 8;
   }
 };
@@ -183,7 +186,7 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
     block_offsets<KB>(wc[0], E[0], O[0]);
     block_offsets<KB>(wc[1], E[1], O[1]);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
+    for (int i = 0; i < tcv::kMmasPerStep; ++i) {
       // mma i takes elements 4i .. 4i+3 of the lane's block (lib/kbit/tcv_map.h): A register r
       // holds row g + 8 (r % 2), elements a_elem(i, r, 0..1) (all in byte c of E for even i, of O
       // for odd i); B register r holds activation word b_word(i, r).
@@ -275,7 +278,8 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   tcv_tile<ACT, KB, NT>(A + static_cast<int64_t>(item.row0) * w.K, item.rows, w.packed + item.expert * w.expert_words(),
                         w.absmax + item.expert * w.expert_absmax(), N, w.K, L, kw, 0, tcv_steps(w.K), sm, acc);
   typename Tr::T* Cp = C + static_cast<int64_t>(item.row0) * N;
-  tcv_each<NT>(L, N, item.rows, [&](int t, int r, int64_t n, int token) { Cp[token * N + n] = Tr::from_float(acc[t][r]); });
+  tcv_each<NT>(L, N, item.rows,
+               [&](int t, int r, int64_t n, int token) { Cp[token * N + n] = Tr::from_float(acc[t][r]); });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -299,12 +303,8 @@ int blocks_per_sm_nt(int64_t M) {
 }
 template <Act ACT>
 int blocks_per_sm_k(int64_t M, int bits) {
-  switch (bits) {
-    case 2: return blocks_per_sm_nt<ACT, 2>(M);
-    case 3: return blocks_per_sm_nt<ACT, 3>(M);
-    case 4: return blocks_per_sm_nt<ACT, 4>(M);
-    default: return blocks_per_sm_nt<ACT, 5>(M);
-  }
+  const int k = bits >= 2 && bits <= 4 ? bits : 5;  // as a workspace query may see any bits
+  return with_bits(k, 1, [&](auto kb) { return blocks_per_sm_nt<ACT, decltype(kb)::value>(M); });
 }
 
 // The launch shape. Small N: split K inside the CTA first (a shared-memory sum), then across
@@ -320,7 +320,7 @@ TcvPlan tcv_plan(int64_t M, const TiledView& w, Act act) {
   const int64_t parts = std::clamp<int64_t>(want_parts, 1, std::max<int64_t>(1, steps / 2));
   TcvPlan p;
   p.kw = parts >= 4 ? 4 : parts >= 2 ? 2 : 1;
-  const int64_t rows = 16 * (kTcvWarps / p.kw);
+  const int64_t rows = tcv_rows_per_cta(p.kw);
   p.tiles = (w.N + rows - 1) / rows;
   if (parts > 1) {
     p.splits = static_cast<int>(std::clamp<int64_t>((parts + p.kw - 1) / p.kw, 1, std::max<int64_t>(1, steps / p.kw)));
@@ -356,13 +356,8 @@ cudaError_t launch_tcv_nt(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
 
 template <Act ACT>
 cudaError_t launch_tcv_k(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
-  switch (a.w.bits) {
-    case 2: return launch_tcv_nt<ACT, 2>(a, p, sk);
-    case 3: return launch_tcv_nt<ACT, 3>(a, p, sk);
-    case 4: return launch_tcv_nt<ACT, 4>(a, p, sk);
-    case 5: return launch_tcv_nt<ACT, 5>(a, p, sk);
-  }
-  return cudaErrorInvalidValue;
+  return with_bits(a.w.bits, cudaErrorInvalidValue,
+                   [&](auto kb) { return launch_tcv_nt<ACT, decltype(kb)::value>(a, p, sk); });
 }
 
 template <Act ACT, int KB, int NT>
@@ -370,7 +365,7 @@ cudaError_t launch_grouped_t(const MoeArgs& a, int kw) {
   using T = typename ActTraits<ACT>::T;
   const int64_t items = moe_max_items(a.w.E, a.total_rows, 8 * NT);
   if (items == 0) return cudaSuccess;
-  const int64_t rows = 16 * (kTcvWarps / kw);
+  const int64_t rows = tcv_rows_per_cta(kw);
   const dim3 grid(static_cast<unsigned>(items), static_cast<unsigned>((a.w.N + rows - 1) / rows));
   grouped_tcv_kernel<ACT, KB, NT><<<grid, kTcvThreads, 0, a.stream>>>(static_cast<const T*>(a.A), static_cast<T*>(a.C),
                                                                      a.expert_offsets, a.w, kw);
@@ -387,20 +382,15 @@ cudaError_t launch_grouped_nt(const MoeArgs& a) {
   const int64_t items = std::max<int64_t>(1, std::min<int64_t>(a.w.E, a.total_rows));  // expected active
   const int64_t steps = tcv_steps(a.w.K);
   int kw = 1;
-  while (kw < 4 && 2 * kw <= steps && items * ((a.w.N + 16 * (kTcvWarps / kw) - 1) / (16 * (kTcvWarps / kw))) < slots)
+  while (kw < 4 && 2 * kw <= steps && items * ((a.w.N + tcv_rows_per_cta(kw) - 1) / tcv_rows_per_cta(kw)) < slots)
     kw *= 2;
   return nt2 ? launch_grouped_t<ACT, KB, 2>(a, kw) : launch_grouped_t<ACT, KB, 1>(a, kw);
 }
 
 template <Act ACT>
 cudaError_t launch_grouped_k(const MoeArgs& a) {
-  switch (a.w.bits) {
-    case 2: return launch_grouped_nt<ACT, 2>(a);
-    case 3: return launch_grouped_nt<ACT, 3>(a);
-    case 4: return launch_grouped_nt<ACT, 4>(a);
-    case 5: return launch_grouped_nt<ACT, 5>(a);
-  }
-  return cudaErrorInvalidValue;
+  return with_bits(a.w.bits, cudaErrorInvalidValue,
+                   [&](auto kb) { return launch_grouped_nt<ACT, decltype(kb)::value>(a); });
 }
 
 }  // namespace
