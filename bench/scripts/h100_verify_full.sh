@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
-# Device-side script of 2026-11-22 (run from the repo root on the GPU machine; binaries in .deps/gpu,
-# results under $OUT). See bench/results/2026-11-22-h100-kernels/README.md.
+# kbit-verify --full on the GPU machine, as four processes of 4 CPU threads each (the CPU reference
+# is the bottleneck): dense f16, dense bf16, moe, dequant. Run from the repo root, binaries in
+# .deps/gpu, results under $OUT; LIMIT (default 560) seconds per process. A process cut by the limit
+# leaves its completed cases in its log; resume with --range A: on the same list.
 set -u
 R=$PWD
+LIMIT=${LIMIT:-560}
 cd .deps/gpu
-V="./kbit-verify --full --threads 5 --shapes $R/data/shapes.json"
-timeout 570 $V --kernels dense --filter '/f16/' --json "$OUT/full-dense-f16.json" --repro-dir "$OUT/repro-a" > "$OUT/full-dense-f16.txt" 2>&1 &
-timeout 570 $V --kernels dense --filter '/bf16/' --json "$OUT/full-dense-bf16.json" --repro-dir "$OUT/repro-b" > "$OUT/full-dense-bf16.txt" 2>&1 &
-timeout 570 $V --kernels moe,dequant --json "$OUT/full-moe-dequant.json" --repro-dir "$OUT/repro-c" > "$OUT/full-moe-dequant.txt" 2>&1 &
+V="./kbit-verify --full --threads 4 --shapes $R/data/shapes.json"
+run() {  # tag, kbit-verify selection...
+  local tag=$1; shift
+  timeout "$LIMIT" $V "$@" --json "$OUT/full-$tag.json" --repro-dir "$OUT/repro-$tag" > "$OUT/full-$tag.txt" 2>&1
+  echo "rc=$?" >> "$OUT/full-$tag.txt"
+}
+run dense-f16 --kernels dense --filter '/f16/' &
+run dense-bf16 --kernels dense --filter '/bf16/' &
+run moe --kernels moe &
+run dequant --kernels dequant &
 wait
-for f in full-dense-f16 full-dense-bf16 full-moe-dequant; do
-  echo "== $f"; grep -E "^\[.*fail" "$OUT/$f.txt" | head -3 | cut -c1-150
-  sed -n '/^family.kernel/,/cases in/p' "$OUT/$f.txt"; grep -E "^\[" "$OUT/$f.txt" | tail -1 | cut -c1-60
+for f in dense-f16 dense-bf16 moe dequant; do
+  echo "== $f: $(grep -cE '^\[ *[0-9]+/' "$OUT/full-$f.txt") case lines, $(tail -1 "$OUT/full-$f.txt")"
+  grep -E "^\[.*\] fail" "$OUT/full-$f.txt" | head -3 | cut -c1-150
+  sed -n '/^family.kernel/,/cases in/p' "$OUT/full-$f.txt"
 done
+gzip -9 "$OUT"/full-*.txt "$OUT"/full-*.json 2>/dev/null
