@@ -55,6 +55,18 @@ __device__ __forceinline__ float cb_byte(const float* cb_s, uint32_t offsets, in
   return *reinterpret_cast<const float*>(reinterpret_cast<const char*>(cb_s) + off);
 }
 
+// k = 2: the codebook pair (elements 8c + r, 8c + 4 + r) at byte c of a block_pair_offsets2 word, from
+// the 16-entry float2 table of stage_pairs2 (PRMT + one 8-byte shared load for two weights).
+__device__ __forceinline__ float2 cb_pair(const float2* pair_s, uint32_t offsets, int c) {
+  const uint32_t off = __byte_perm(offsets, 0u, 0x4440u + static_cast<uint32_t>(c));
+  return *reinterpret_cast<const float2*>(reinterpret_cast<const char*>(pair_s) + off);
+}
+
+// Stage the k = 2 pair table: entry lo | hi << 2 = (cb[lo], cb[hi]); caller synchronises.
+__device__ __forceinline__ void stage_pairs2(const float* __restrict__ cb, float2* pair_s) {
+  for (int i = threadIdx.x; i < 16; i += blockDim.x) pair_s[i] = make_float2(cb[i & 3], cb[i >> 2]);
+}
+
 // Codebook entry of byte c of `offsets` (from block_offsets) in a 256-byte aligned shared-memory
 // codebook whose shared-window address is `base`: one PRMT builds the whole address (byte 0 from
 // the offsets, bytes 1..3 from base), so a weight costs PRMT + LDS with no address add (the compiler

@@ -9,7 +9,9 @@
 // in distinct banks, so any index pattern is conflict-free) and one FMA per activation row; the
 // block scale is applied once per block. Indices come out of the bit planes through
 // block_offsets (lib/kbit/block_decode.h). At M = 1, k = 4 the loop is 5.86 instructions per weight
-// (SASS: lookup + FMA 3.1, transpose 1.4, the rest loads and copies; docs/perf-notes.md).
+// (SASS: lookup + FMA 3.1, transpose 1.4, the rest loads and copies; docs/perf-notes.md). At k = 2
+// and M >= 2 a 16-entry table of float2 codebook pairs serves two weights per PRMT + 8-byte load
+// (block_pair_offsets2, kUsePairs); the products and their order are the same.
 // Activations are converted to fp32 once per 8 elements and reused across the lane's 4 rows.
 #include "common.cuh"
 #include "launch.h"
@@ -21,6 +23,11 @@ constexpr int kGemvWarps = 4;
 constexpr int kGemvThreads = kGemvWarps * 32;
 constexpr int kGemvRows = 64;        // output rows per CTA
 constexpr int kRowsPerLane = 4;      // kGemvRows / 16 slots
+// The k = 2 pair table serves M >= 2 only: measured on H100 (bench/results/2026-11-24-h100-gemv-k2)
+// it is 4-16% faster at M = 4 and up to 8% at M = 2 on the large shapes, but 21% slower on
+// Llama-3-70B gate_up at M = 1 (111.8 vs 92.3 us) and 5-30% slower on the small M = 1 shapes.
+template <int KB, int MV>
+constexpr bool kUsePairs = KB == 2 && MV >= 2;
 
 }  // namespace
 
@@ -29,7 +36,8 @@ constexpr int kRowsPerLane = 4;      // kGemvRows / 16 slots
 template <Act ACT, int KB, int MV>
 __device__ __forceinline__ void gemv_tile(const typename ActTraits<ACT>::T* __restrict__ A,
                                           const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
-                                          const float* cb_s, int64_t N, int64_t K, int rows, int64_t n0,
+                                          const float* cb_s, const float2* pair_s, int64_t N, int64_t K, int rows,
+                                          int64_t n0,
                                           int64_t kt_begin, int64_t kt_end, float (*red)[MV][kGemvRows]) {
   using Tr = ActTraits<ACT>;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -76,9 +84,16 @@ __device__ __forceinline__ void gemv_tile(const typename ActTraits<ACT>::T* __re
     }
     fetch(kt + kGemvWarps);
     if (kb >= kblocks) continue;  // the zero pad block when K % 64 == 32
+    // E/O: byte offsets per element (block_offsets); at k = 2, E holds one offset per element pair
+    // into the float2 pair table instead (block_pair_offsets2) and O is unused.
     uint32_t E[kRowsPerLane][4], O[kRowsPerLane][4];
 #pragma unroll
-    for (int j = 0; j < kRowsPerLane; ++j) block_offsets<KB>(w[j], E[j], O[j]);
+    for (int j = 0; j < kRowsPerLane; ++j) {
+      if constexpr (kUsePairs<KB, MV>)
+        block_pair_offsets2(w[j], E[j]);
+      else
+        block_offsets<KB>(w[j], E[j], O[j]);
+    }
     float bsum[MV][kRowsPerLane];
 #pragma unroll
     for (int m = 0; m < MV; ++m)
@@ -107,8 +122,15 @@ __device__ __forceinline__ void gemv_tile(const typename ActTraits<ACT>::T* __re
       for (int j = 0; j < kRowsPerLane; ++j)
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
-          const float lo = cb_byte(cb_s, E[j][r], c);  // element 8c + r
-          const float hi = cb_byte(cb_s, O[j][r], c);  // element 8c + 4 + r
+          float lo, hi;  // elements 8c + r and 8c + 4 + r
+          if constexpr (kUsePairs<KB, MV>) {
+            const float2 v = cb_pair(pair_s, E[j][r], c);
+            lo = v.x;
+            hi = v.y;
+          } else {
+            lo = cb_byte(cb_s, E[j][r], c);
+            hi = cb_byte(cb_s, O[j][r], c);
+          }
 #pragma unroll
           for (int m = 0; m < MV; ++m) {
             bsum[m][j] = fmaf(lo, a[m][r], bsum[m][j]);
@@ -139,14 +161,16 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const typename ActTr
                                                            TiledView w, SplitK sk) {
   using Tr = ActTraits<ACT>;
   __shared__ float cb_s[1 << KB];
+  __shared__ float2 pair_s[kUsePairs<KB, MV> ? 16 : 1];
   __shared__ float red[kGemvWarps][MV][kGemvRows];
   stage_codebook<KB>(w.codebook, cb_s);
+  if constexpr (kUsePairs<KB, MV>) stage_pairs2(w.codebook, pair_s);
   __syncthreads();
 
   const int64_t n0 = static_cast<int64_t>(blockIdx.x) * kGemvRows;
   int64_t kt_begin, kt_end;
   slice_range(k_tiles(w.K), sk.splits, blockIdx.y, kt_begin, kt_end);
-  gemv_tile<ACT, KB, MV>(A, w.packed, w.absmax, cb_s, w.N, w.K, M, n0, kt_begin, kt_end, red);
+  gemv_tile<ACT, KB, MV>(A, w.packed, w.absmax, cb_s, pair_s, w.N, w.K, M, n0, kt_begin, kt_end, red);
 
   // Thread t < 64 owns output row n0 + t for every activation row.
   const int t = threadIdx.x;
@@ -187,15 +211,17 @@ __global__ void __launch_bounds__(kGemvThreads) grouped_gemv_kernel(
     const int32_t* __restrict__ offsets, TiledView w) {
   using Tr = ActTraits<ACT>;
   __shared__ float cb_s[1 << KB];
+  __shared__ float2 pair_s[kUsePairs<KB, MV> ? 16 : 1];
   __shared__ float red[kGemvWarps][MV][kGemvRows];
   const WorkItem item = find_work_item(offsets, static_cast<int>(w.E), MV, blockIdx.x);
   if (item.expert < 0) return;
   stage_codebook<KB>(w.codebook, cb_s);
+  if constexpr (kUsePairs<KB, MV>) stage_pairs2(w.codebook, pair_s);
   __syncthreads();
 
   const int64_t n0 = static_cast<int64_t>(blockIdx.y) * kGemvRows;
   gemv_tile<ACT, KB, MV>(A + static_cast<int64_t>(item.row0) * w.K, w.packed + item.expert * w.expert_words(),
-                         w.absmax + item.expert * w.expert_absmax(), cb_s, w.N, w.K, item.rows, n0, 0,
+                         w.absmax + item.expert * w.expert_absmax(), cb_s, pair_s, w.N, w.K, item.rows, n0, 0,
                          k_tiles(w.K), red);
   const int t = threadIdx.x;
   const int64_t n = n0 + t;
@@ -227,15 +253,55 @@ int gemv_blocks_per_sm() {
   return cached_blocks_per_sm(gemv_kernel<ACT, KB, MV>, kGemvThreads, cache);
 }
 
+// K splits of one dense launch (the workspace query runs the same function, so the two agree).
+// Row tiles that fit in the resident CTA slots: split K until the slots are used, at most
+// gemv_splits. More row tiles than slots: the last of ceil(tiles / slots) waves may hold few CTAs
+// on a mostly idle GPU (1,024 tiles on 660 slots: a second wave of 364), so split K when the
+// modelled time -- waves x k-tiles per CTA -- drops by more than 20% (at most 8 splits, each of
+// >= 4 k-tiles: one per warp). The margin keeps a 70%-full last wave as it is (Llama-3-70B gate_up
+// at k = 4: 896 tiles on 528 slots, 74% of DRAM bandwidth measured unsplit).
+template <Act ACT, int KB, int MV>
+int dense_splits(const TiledView& w) {
+  const int64_t tiles_n = (w.N + kGemvRows - 1) / kGemvRows;
+  const int64_t kt = k_tiles(w.K);
+  const int64_t slots = static_cast<int64_t>(gemv_blocks_per_sm<ACT, KB, MV>()) * device_sm_count();
+  if (tiles_n <= slots) return static_cast<int>(std::min<int64_t>(gemv_splits(w), std::max<int64_t>(1, slots / tiles_n)));
+  const auto cost = [&](int64_t s) { return ((tiles_n * s + slots - 1) / slots) * ((kt + s - 1) / s); };
+  const int64_t one = cost(1);
+  int64_t best = one;
+  int splits = 1;
+  for (int64_t s = 2; s <= std::min<int64_t>(8, kt / kGemvWarps); ++s)
+    if (cost(s) < best && cost(s) * 5 < one * 4) {
+      best = cost(s);
+      splits = static_cast<int>(s);
+    }
+  return splits;
+}
+
+template <Act ACT, int KB>
+int dense_splits_m(int64_t M, const TiledView& w) {
+  switch (M) {
+    case 1: return dense_splits<ACT, KB, 1>(w);
+    case 2: return dense_splits<ACT, KB, 2>(w);
+    case 3: return dense_splits<ACT, KB, 3>(w);
+    default: return dense_splits<ACT, KB, 4>(w);
+  }
+}
+
+template <Act ACT>
+int dense_splits_k(int64_t M, const TiledView& w) {
+  const int k = w.bits >= 2 && w.bits <= 4 ? w.bits : 5;  // as a workspace query may see any bits
+  return with_bits(k, 1, [&](auto kb) { return dense_splits_m<ACT, decltype(kb)::value>(M, w); });
+}
+
+int dense_splits_for(int64_t M, const TiledView& w, Act act) {
+  return act == Act::f16 ? dense_splits_k<Act::f16>(M, w) : dense_splits_k<Act::bf16>(M, w);
+}
+
 template <Act ACT, int KB, int MV>
 cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   using T = typename ActTraits<ACT>::T;
-  // One wave: when the row tiles alone fit in the resident CTA slots, split K no further than the
-  // slots allow, so no second, partial wave runs a whole slice after the first (fewer splits than
-  // gemv_splits, so the workspace sized by it still suffices; splits = 1 writes C directly).
   const int64_t tiles_n = (a.w.N + kGemvRows - 1) / kGemvRows;
-  const int64_t slots = static_cast<int64_t>(gemv_blocks_per_sm<ACT, KB, MV>()) * device_sm_count();
-  if (tiles_n <= slots) sk.splits = static_cast<int>(std::min<int64_t>(sk.splits, std::max<int64_t>(1, slots / tiles_n)));
   const dim3 grid(static_cast<unsigned>(tiles_n), sk.splits);
   gemv_kernel<ACT, KB, MV><<<grid, kGemvThreads, 0, a.stream>>>(static_cast<const T*>(a.A), static_cast<T*>(a.C),
                                                                 static_cast<int>(a.M), a.w, sk);
@@ -287,8 +353,8 @@ cudaError_t launch_grouped_k(const MoeArgs& a) {
 
 }  // namespace
 
-size_t gemv_workspace_bytes(int64_t M, const TiledView& w) {
-  const int splits = gemv_splits(w);
+size_t gemv_workspace_bytes(int64_t M, const TiledView& w, Act act) {
+  const int splits = dense_splits_for(M, w, act);
   if (splits == 1) return 0;
   const int64_t tiles_n = (w.N + kGemvRows - 1) / kGemvRows;
   return splitk_counter_bytes(tiles_n) + static_cast<size_t>(splits) * M * w.N * sizeof(float);
@@ -296,7 +362,7 @@ size_t gemv_workspace_bytes(int64_t M, const TiledView& w) {
 
 cudaError_t launch_gemv(const LinearArgs& a) {
   SplitK sk;
-  sk.splits = gemv_splits(a.w);
+  sk.splits = dense_splits_for(a.M, a.w, a.act);
   if (sk.splits > 1) {
     const int64_t tiles_n = (a.w.N + kGemvRows - 1) / kGemvRows;
     sk.counters = static_cast<uint32_t*>(a.workspace);

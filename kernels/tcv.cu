@@ -18,8 +18,11 @@
 // meet in shared memory at the end); the grid splits K further (split-K fixup of common.cuh).
 // The next step's words and absmax bytes are loaded before the current step is decoded (two steps
 // of weights in flight per warp); activations are loaded at the start of their own step.
+// k = 2, 3 decode by register lookups instead (tcv_map.h's bt_* map): per block and row the scaled
+// codebook is packed once into byte tables of 2 or 4 registers, and PRMTs on them give two weights
+// in ~1.1 instructions (block_table_pairs) where the shared-memory codebook costs ~3.5 per weight.
 // Numerics equal the mma kernel's: W' = cb * scale in fp32, rounded once to the activation dtype,
-// fp32 accumulation.
+// fp32 accumulation (in both decodes).
 #include <algorithm>
 
 #include "common.cuh"
@@ -155,6 +158,9 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
   };
 
   const uint32_t cb_base = static_cast<uint32_t>(__cvta_generic_to_shared(sm.cb));
+  float cbr[KB <= 3 ? 1 << KB : 1];  // k <= 3: the codebook in registers
+#pragma unroll
+  for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
   int64_t step = first;
   fetch(step);
   for (; step < se; step += kw) {
@@ -182,6 +188,36 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
       px[t] += kStepK * kw;
     }
 
+    if constexpr (KB <= 3) {
+      // Register lookups (lib/kbit/block_decode.h): the block's scaled codebook, rounded to the
+      // activation type, as byte tables in 2 or 4 registers, then ~1.1 instructions per weight
+      // pair; the B registers are PRMT joins of the activation words (tcv_map.h: bt_*).
+      uint32_t W[2][4][4];
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        uint32_t P[1 << (KB - 1)], Lt[2], Ht[2];
+#pragma unroll
+        for (int p = 0; p < (1 << (KB - 1)); ++p) P[p] = pack2<ACT>(cbr[2 * p] * sc[j], cbr[2 * p + 1] * sc[j]);
+        byte_tables<KB>(P, Lt, Ht);
+        block_table_pairs<KB>(wc[j], Lt, Ht, W[j]);
+      }
+#pragma unroll
+      for (int i = 0; i < tcv::kMmasPerStep; ++i) {
+        uint32_t a[4];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) a[r] = W[r & 1][tcv::bt_pair_r(i, r)][tcv::bt_pair_c(i)];
+#pragma unroll
+        for (int t = 0; t < NT; ++t) {
+          uint32_t b[2];
+#pragma unroll
+          for (int r = 0; r < 2; ++r)
+            b[r] = __byte_perm(word_at(ac[t], tcv::bt_b_word(i, r, 0)), word_at(ac[t], tcv::bt_b_word(i, r, 1)),
+                               tcv::bt_b_sel(i, r));
+          mma16816<ACT>(acc[t], a, b[0], b[1]);
+        }
+      }
+      continue;
+    }
     uint32_t E[2][4], O[2][4];
     block_offsets<KB>(wc[0], E[0], O[0]);
     block_offsets<KB>(wc[1], E[1], O[1]);

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "kbit/block_decode.h"
 #include "kbit/format.h"
@@ -68,4 +70,72 @@ TEST_CASE("block_offsets: a wrong plane order is caught") {
   for (int c = 0; c < 4; ++c)
     for (int r = 0; r < 4; ++r) differ += kbit::offset_byte(E[r], c) != 4 * kbit::unpack_index(w, 8 * c + r, 4);
   CHECK(differ > 0);
+}
+
+TEST_CASE("block_pair_offsets2 gives 8 * (idx_lo | idx_hi << 2) of every element pair, k = 2") {
+  auto check = [](const uint32_t (&w)[2]) {
+    uint32_t P[4];
+    kbit::block_pair_offsets2(w, P);
+    int bad = 0;
+    for (int c = 0; c < 4; ++c)
+      for (int r = 0; r < 4; ++r) {
+        const int lo = kbit::unpack_index(w, 8 * c + r, 2), hi = kbit::unpack_index(w, 8 * c + 4 + r, 2);
+        bad += kbit::offset_byte(P[r], c) != 8 * (lo | hi << 2);
+      }
+    return bad;
+  };
+  uint32_t w[2] = {0u, 0u};
+  CHECK(check(w) == 0);
+  w[0] = w[1] = 0xFFFFFFFFu;
+  CHECK(check(w) == 0);
+  for (int b = 0; b < 2; ++b)
+    for (int j = 0; j < 32; ++j) {
+      const uint32_t one[2] = {b == 0 ? 1u << j : 0u, b == 1 ? 1u << j : 0u};
+      CHECK_MESSAGE(check(one) == 0, "plane ", b, " bit ", j);
+    }
+  kbit::Rng rng(0xB1C2);
+  int bad = 0;
+  for (int i = 0; i < 20000; ++i) {
+    w[0] = static_cast<uint32_t>(rng.next());
+    w[1] = static_cast<uint32_t>(rng.next());
+    bad += check(w);
+  }
+  CHECK(bad == 0);
+  // and it can fail: swapped planes give other offsets
+  const uint32_t x[2] = {0x12345678u, 0x9ABCDEF0u}, swapped[2] = {x[1], x[0]};
+  uint32_t P[4];
+  kbit::block_pair_offsets2(swapped, P);
+  int differ = 0;
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r)
+      differ += kbit::offset_byte(P[r], c) !=
+                8 * (kbit::unpack_index(x, 8 * c + r, 2) | kbit::unpack_index(x, 8 * c + 4 + r, 2) << 2);
+  CHECK(differ > 0);
+}
+
+TEST_CASE("block_table_pairs: every element gets its own table entry, k = 2, 3") {
+  auto run = [](auto kb_tag, uint64_t seed, bool swap_tables) {
+    constexpr int KB = decltype(kb_tag)::value;
+    kbit::Rng rng(seed);
+    int bad = 0;
+    for (int it = 0; it < 2000; ++it) {
+      uint32_t w[KB], P[1 << (KB - 1)], L[2], H[2], W[4][4];
+      uint16_t code[1 << KB];
+      for (uint32_t& x : w) x = static_cast<uint32_t>(rng.next());
+      for (uint16_t& c : code) c = static_cast<uint16_t>(rng.next());
+      for (int p = 0; p < (1 << (KB - 1)); ++p) P[p] = code[2 * p] | static_cast<uint32_t>(code[2 * p + 1]) << 16;
+      kbit::byte_tables<KB>(P, L, H);
+      if (swap_tables) std::swap(L, H);
+      kbit::block_table_pairs<KB>(w, L, H, W);
+      for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+          bad += (W[r][c] & 0xFFFFu) != code[kbit::unpack_index(w, 8 * c + r, KB)];
+          bad += (W[r][c] >> 16) != code[kbit::unpack_index(w, 8 * c + 4 + r, KB)];
+        }
+    }
+    return bad;
+  };
+  CHECK(run(std::integral_constant<int, 2>{}, 21, false) == 0);
+  CHECK(run(std::integral_constant<int, 3>{}, 22, false) == 0);
+  CHECK(run(std::integral_constant<int, 3>{}, 23, true) > 0);  // and it can fail
 }

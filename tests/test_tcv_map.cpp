@@ -93,6 +93,95 @@ void check_steps() {
   CHECK_MESSAGE(worst < 1e-9, "k=", KB, " worst |D - ref| ", worst);
 }
 
+// The k = 2, 3 byte-table path, as tcv.cu runs it: every (row, block) gets a table of 2^k distinct
+// random 16-bit codes (standing for the rounded cb[idx] * scale), byte_tables + block_table_pairs
+// give the A registers, and B registers are PRMT joins of activation words whose 16-bit halves
+// are the element numbers. Codes are mapped back to values, so a wrong table byte, pair, word or
+// selector changes the result. `pair_r` lets the test hand in a wrong map.
+using PairR = int (*)(int, int);
+
+template <int KB>
+double simulate_step_bt(kbit::Rng& rng, PairR pair_r) {
+  constexpr int kRows = 16, kTokens = 8, kBlocks = tcv::kStepBlocks, kEntries = 1 << KB;
+  uint32_t words[kRows][kBlocks][KB];
+  uint16_t code[kRows][kBlocks][kEntries];
+  double scale[kRows][kBlocks], act[kTokens][tcv::kStepK], cb[kEntries];
+  for (auto& row : words)
+    for (auto& blk : row)
+      for (uint32_t& w : blk) w = static_cast<uint32_t>(rng.next());
+  for (auto& row : code)
+    for (auto& blk : row)
+      for (int e = 0; e < kEntries; ++e) {
+        bool fresh = false;
+        while (!fresh) {
+          blk[e] = static_cast<uint16_t>(rng.next());
+          fresh = true;
+          for (int f = 0; f < e; ++f) fresh = fresh && blk[f] != blk[e];
+        }
+      }
+  for (auto& row : scale)
+    for (double& x : row) x = 0.5 + rng.uniform();
+  for (auto& tok : act)
+    for (double& x : tok) x = rng.uniform() - 0.5;
+  for (double& c : cb) c = rng.uniform() - 0.5;
+  double ref[kRows][kTokens] = {};
+  for (int n = 0; n < kRows; ++n)
+    for (int m = 0; m < kTokens; ++m)
+      for (int k = 0; k < tcv::kStepK; ++k)
+        ref[n][m] += cb[kbit::unpack_index(words[n][k / kbit::kBlockSize], k % kbit::kBlockSize, KB)] *
+                     scale[n][k / kbit::kBlockSize] * act[m][k];
+  auto value_of = [&](int n, int q, uint32_t c16) {  // the code back to cb[idx] * scale (NaN: no such entry)
+    for (int e = 0; e < kEntries; ++e)
+      if (code[n][q][e] == c16) return cb[e] * scale[n][q];
+    return std::nan("");
+  };
+
+  double acc[kbit::frag::kWarpSize][4] = {};
+  for (int i = 0; i < tcv::kMmasPerStep; ++i) {
+    double A[kbit::frag::kMmaM][kbit::frag::kMmaK] = {}, B[kbit::frag::kMmaK][kbit::frag::kMmaN] = {};
+    for (int lane = 0; lane < kbit::frag::kWarpSize; ++lane) {
+      const int g = lane / 4, q = tcv::lane_block(lane);
+      uint32_t W[2][4][4];
+      for (int j = 0; j < 2; ++j) {
+        uint32_t P[1 << (KB - 1)], L[2], H[2];
+        for (int p = 0; p < (1 << (KB - 1)); ++p)
+          P[p] = code[g + 8 * j][q][2 * p] | static_cast<uint32_t>(code[g + 8 * j][q][2 * p + 1]) << 16;
+        kbit::byte_tables<KB>(P, L, H);
+        kbit::block_table_pairs<KB>(words[g + 8 * j][q], L, H, W[j]);
+      }
+      for (int r = 0; r < kbit::frag::kARegs; ++r) {
+        const uint32_t a = W[r & 1][pair_r(i, r)][tcv::bt_pair_c(i)];
+        for (int h = 0; h < 2; ++h) {
+          const RowCol mk = kbit::frag::mma_a(lane, r, h);
+          A[mk.row][mk.col] = value_of(g + 8 * (r & 1), q, (a >> (16 * h)) & 0xFFFFu);
+        }
+      }
+      for (int r = 0; r < kbit::frag::kBRegs; ++r) {
+        auto word = [&](int w) { return static_cast<uint32_t>(2 * w) | static_cast<uint32_t>(2 * w + 1) << 16; };
+        const uint32_t b = kbit::byte_perm(word(tcv::bt_b_word(i, r, 0)), word(tcv::bt_b_word(i, r, 1)), tcv::bt_b_sel(i, r));
+        for (int h = 0; h < 2; ++h) {
+          const RowCol kn = kbit::frag::mma_b(lane, r, h);
+          B[kn.row][kn.col] = act[g][kbit::kBlockSize * q + ((b >> (16 * h)) & 0xFFFFu)];
+        }
+      }
+    }
+    for (int lane = 0; lane < kbit::frag::kWarpSize; ++lane)
+      for (int r = 0; r < 4; ++r) {
+        const RowCol mn = kbit::frag::mma_c(lane, r, 0, Acc::f32);
+        for (int s = 0; s < kbit::frag::kMmaK; ++s) acc[lane][r] += A[mn.row][s] * B[s][mn.col];
+      }
+  }
+  double worst = 0;
+  for (int lane = 0; lane < kbit::frag::kWarpSize; ++lane)
+    for (int r = 0; r < 4; ++r) {
+      const double d = std::fabs(acc[lane][r] - ref[tcv::c_row(lane, r)][tcv::c_token(lane, r)]);
+      worst = std::isnan(d) ? 1e30 : std::max(worst, d);
+    }
+  return worst;
+}
+
+int bt_pair_r_swapped(int i, int reg) { return tcv::bt_pair_r(i, reg ^ 2); }
+
 int a_elem_halves_swapped(int i, int reg, int half) { return tcv::a_elem(i, reg, 1 - half); }
 int a_elem_regs_swapped(int i, int reg, int half) { return tcv::a_elem(i, reg ^ 2, half); }
 
@@ -151,4 +240,26 @@ TEST_CASE("tcv map: the step simulation catches a wrong map") {
   CHECK(simulate_step<4>(rng, tcv::a_elem) < 1e-9);
   CHECK(simulate_step<4>(rng, a_elem_halves_swapped) > 1e-3);
   CHECK(simulate_step<4>(rng, a_elem_regs_swapped) > 1e-3);
+}
+
+TEST_CASE("tcv byte-table map (k = 2, 3): the 8 mma of a step cover each of the 128 k exactly once") {
+  std::vector<int> seen(tcv::kStepK, 0);
+  for (int i = 0; i < tcv::kMmasPerStep; ++i)
+    for (int slot = 0; slot < kbit::frag::kMmaK; ++slot) ++seen[size_t(tcv::bt_slot_k(i, slot))];
+  for (int k = 0; k < tcv::kStepK; ++k) CHECK_MESSAGE(seen[size_t(k)] == 1, "k ", k);
+}
+
+TEST_CASE("tcv byte-table map: a simulated warp step equals the dot products, k = 2, 3") {
+  for (int s = 0; s < 30; ++s) {
+    kbit::Rng rng(0xB7 + static_cast<uint64_t>(s));
+    const double w2 = simulate_step_bt<2>(rng, tcv::bt_pair_r), w3 = simulate_step_bt<3>(rng, tcv::bt_pair_r);
+    CHECK_MESSAGE(w2 < 1e-9, "k=2 seed ", s, " worst ", w2);
+    CHECK_MESSAGE(w3 < 1e-9, "k=3 seed ", s, " worst ", w3);
+  }
+}
+
+TEST_CASE("tcv byte-table map: the step simulation catches a wrong pair map") {
+  kbit::Rng rng(7);
+  CHECK(simulate_step_bt<3>(rng, tcv::bt_pair_r) < 1e-9);
+  CHECK(simulate_step_bt<3>(rng, bt_pair_r_swapped) > 1e-3);
 }

@@ -18,13 +18,11 @@
 
 namespace kbit {
 
-// A 4x4 bit transpose inside every nibble column of the bit planes (four delta swaps) turns k <= 4
-// planes into nibbles; plane 4 (k = 5) is merged in as bit 4. Outputs byte c of E[r] = 4 * idx of
-// element 8c + r and byte c of O[r] = 4 * idx of element 8c + 4 + r: a byte offset into a float
-// codebook, so each weight then costs one byte extract (PRMT), one shared-memory load and its FMAs.
-// The instruction count it compiles to is in docs/perf-notes.md (SASS of the gemv loop).
+// A 4x4 bit transpose inside every nibble column of the bit planes (four delta swaps) turns the
+// (up to) four low planes into nibbles: byte c of T[r] = idx(8c + r) | idx(8c + 4 + r) << 4, low
+// four index bits (plane 4 of k = 5 is not included).
 template <int KB>
-KBIT_HD_INLINE void block_offsets(const uint32_t (&w)[KB], uint32_t (&E)[4], uint32_t (&O)[4]) {
+KBIT_HD_INLINE void block_nibbles(const uint32_t (&w)[KB], uint32_t (&T)[4]) {
   uint32_t p0 = w[0], p1 = w[1], p2 = 0, p3 = 0;
   if constexpr (KB > 2) p2 = w[2];
   if constexpr (KB > 3) p3 = w[3];
@@ -33,7 +31,17 @@ KBIT_HD_INLINE void block_offsets(const uint32_t (&w)[KB], uint32_t (&E)[4], uin
   t = ((p2 >> 1) ^ p3) & 0x55555555u; p3 ^= t; p2 ^= t << 1;
   t = ((p0 >> 2) ^ p2) & 0x33333333u; p2 ^= t; p0 ^= t << 2;
   t = ((p1 >> 2) ^ p3) & 0x33333333u; p3 ^= t; p1 ^= t << 2;
-  const uint32_t T[4] = {p0, p1, p2, p3};
+  T[0] = p0; T[1] = p1; T[2] = p2; T[3] = p3;
+}
+
+// block_nibbles, then per element a byte offset: byte c of E[r] = 4 * idx of element 8c + r and
+// byte c of O[r] = 4 * idx of element 8c + 4 + r (plane 4 of k = 5 merged in as bit 4): an offset
+// into a float codebook, so each weight then costs one byte extract (PRMT), one shared-memory load
+// and its FMAs. The instruction count it compiles to is in docs/perf-notes.md (SASS of the gemv loop).
+template <int KB>
+KBIT_HD_INLINE void block_offsets(const uint32_t (&w)[KB], uint32_t (&E)[4], uint32_t (&O)[4]) {
+  uint32_t T[4];
+  block_nibbles<KB>(w, T);
   KBIT_UNROLL
   for (int r = 0; r < 4; ++r) {
     E[r] = (T[r] << 2) & 0x3C3C3C3Cu;
@@ -42,6 +50,79 @@ KBIT_HD_INLINE void block_offsets(const uint32_t (&w)[KB], uint32_t (&E)[4], uin
       const uint32_t u = (w[KB - 1] >> r) & 0x11111111u;
       E[r] |= (u << 6) & 0x40404040u;
       O[r] |= (u << 2) & 0x40404040u;
+    }
+  }
+}
+
+// k = 2 only: one byte offset per *pair* of elements into a 16-entry table of float2 codebook pairs
+// (entry lo | hi << 2 = (cb[lo], cb[hi]); 128 bytes, so any access pattern of a warp is free of
+// bank conflicts). Byte c of P[r] = 8 * (idx(8c + r) | idx(8c + 4 + r) << 2). From T (indices of two
+// bits: lo in bits 0-1 and hi in bits 4-5 of each byte), T * 10 = T << 3 + T << 1 puts lo * 8 in
+// bits 3-4 and hi * 32 in bits 5-6 of each byte; the other copies land on bits that are zero in the
+// other term (bits 1-2, 7, and bit 0 of the next byte), so the sum has no carries and one mask keeps
+// the offset: 2 instructions per 8 weights, and then one PRMT + one 8-byte load per two weights.
+KBIT_HD_INLINE void block_pair_offsets2(const uint32_t (&w)[2], uint32_t (&P)[4]) {
+  uint32_t T[4];
+  block_nibbles<2>(w, T);
+  KBIT_UNROLL
+  for (int r = 0; r < 4; ++r) P[r] = (T[r] * 10u) & 0x78787878u;
+}
+
+// The PRMT byte permute (CUDA __byte_perm): byte i of the result is byte (s >> 4i) & 7 of the
+// 8-byte value b:a. Every selector used here has bit 3 of each nibble clear (PRMT's sign-replicate
+// mode is never used). The host version lets the CPU tests run the decode the kernels run.
+KBIT_HD_INLINE uint32_t byte_perm(uint32_t a, uint32_t b, uint32_t s) {
+#if defined(__CUDA_ARCH__)
+  return __byte_perm(a, b, s);
+#else
+  const uint64_t x = static_cast<uint64_t>(b) << 32 | a;
+  uint32_t r = 0;
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t n = (s >> (4 * i)) & 7u;
+    r |= (static_cast<uint32_t>(x >> (8 * n)) & 0xFFu) << (8 * i);
+  }
+  return r;
+#endif
+}
+
+// k = 2, 3: byte tables of a 16-bit codebook (the block's scaled codebook, already rounded to the
+// activation type) for register lookups. P[p] holds entries 2p (low half) and 2p + 1 (high half);
+// out, L holds the low bytes of entries 0..7 (L[0] bytes = entries 0..3, L[1] = 4..7) and H their
+// high bytes, so byte_perm(L[0], L[1], idx) is the low byte of entry idx (idx <= 7). At k = 2,
+// L[1] and H[1] repeat L[0] and H[0] (never selected).
+template <int KB>
+KBIT_HD_INLINE void byte_tables(const uint32_t (&P)[1 << (KB - 1)], uint32_t (&L)[2], uint32_t (&H)[2]) {
+  static_assert(KB == 2 || KB == 3, "byte tables hold at most 8 entries");
+  L[0] = byte_perm(P[0], P[1], 0x6420u);
+  H[0] = byte_perm(P[0], P[1], 0x7531u);
+  if constexpr (KB == 3) {
+    L[1] = byte_perm(P[2], P[3], 0x6420u);
+    H[1] = byte_perm(P[2], P[3], 0x7531u);
+  } else {
+    L[1] = L[0];
+    H[1] = H[0];
+  }
+}
+
+// k = 2, 3: the block's 32 weights as 16-bit pairs from the byte tables, two weights for ~1.1
+// instructions. block_nibbles leaves element 4n + r in nibble n of T[r] (an index <= 7, so a valid
+// PRMT selector nibble): one PRMT on L and one on H turn a 16-bit half of T[r] into the low and
+// the high bytes of four entries, two more interleave them. Out: W[r][c] holds element 8c + r in
+// its low half and element 8c + 4 + r in its high half (r, c = 0..3).
+template <int KB>
+KBIT_HD_INLINE void block_table_pairs(const uint32_t (&w)[KB], const uint32_t (&L)[2], const uint32_t (&H)[2],
+                                      uint32_t (&W)[4][4]) {
+  static_assert(KB == 2 || KB == 3, "byte tables hold at most 8 entries");
+  uint32_t T[4];
+  block_nibbles<KB>(w, T);
+  KBIT_UNROLL
+  for (int r = 0; r < 4; ++r) {
+    KBIT_UNROLL
+    for (int h = 0; h < 2; ++h) {  // elements 16h + r + 4n, n = 0..3
+      const uint32_t sel = h ? T[r] >> 16 : T[r];
+      const uint32_t lo = byte_perm(L[0], L[1], sel), hi = byte_perm(H[0], H[1], sel);
+      W[r][2 * h] = byte_perm(lo, hi, 0x5140u);      // elements 16h + r, 16h + 4 + r
+      W[r][2 * h + 1] = byte_perm(lo, hi, 0x7362u);  // elements 16h + 8 + r, 16h + 12 + r
     }
   }
 }

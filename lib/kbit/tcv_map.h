@@ -41,6 +41,22 @@ constexpr KBIT_HD bool elem_in_odd(int e) { return (e & 7) >= 4; }
 constexpr KBIT_HD int elem_word(int e) { return e & 3; }
 constexpr KBIT_HD int elem_byte(int e) { return e >> 3; }
 
+// The k = 2, 3 map (byte-table decode, block_table_pairs in lib/kbit/block_decode.h, whose pair
+// W[r][c] holds elements 8c + r and 8c + 4 + r): mma i takes the eight elements 8c .. 8c + 7 of
+// the lane's block, c = i / 2; with r0 = 2 (i % 2), A regs 0/1 are pair W[r0][c] of rows g / g + 8
+// and A regs 2/3 pair W[r0 + 1][c].
+constexpr KBIT_HD int bt_pair_r(int i, int reg) { return 2 * (i & 1) + (reg >> 1); }
+constexpr KBIT_HD int bt_pair_c(int i) { return i >> 1; }
+constexpr KBIT_HD int bt_a_elem(int i, int reg, int half) { return 8 * bt_pair_c(i) + bt_pair_r(i, reg) + 4 * half; }
+// B register `reg` of mma i holds the activations of elements bt_a_elem(i, 2 reg, 0..1): a 16-bit
+// half of activation words bt_b_word(i, reg, 0) and (i, reg, 1) each, joined by one PRMT.
+constexpr KBIT_HD int bt_b_word(int i, int reg, int half) { return bt_a_elem(i, 2 * reg, half) / 2; }
+constexpr KBIT_HD unsigned bt_b_sel(int i, int reg) { return (bt_a_elem(i, 2 * reg, 0) & 1) ? 0x7632u : 0x5410u; }
+// k (0..127 of the step) that k-slot `slot` (0..15) of mma `i` holds under this map.
+constexpr KBIT_HD int bt_slot_k(int i, int slot) {
+  return kBlockSize * ((slot & 7) >> 1) + bt_a_elem(i, 2 * (slot >> 3), slot & 1);
+}
+
 // Accumulator register r (0..3, fp32) of lane `lane`: row g + 8 (r / 2) of the 16-row group and
 // token 2q + r % 2 of the n8 tile.
 constexpr KBIT_HD int c_row(int lane, int r) { return (lane >> 2) + 8 * (r >> 1); }
@@ -48,5 +64,7 @@ constexpr KBIT_HD int c_token(int lane, int r) { return 2 * (lane & 3) + (r & 1)
 
 static_assert(slot_k(0, 0) == 0 && slot_k(0, 1) == 1 && slot_k(0, 8) == 2 && slot_k(0, 9) == 3);
 static_assert(slot_k(7, 15) == 3 * kBlockSize + 31 && slot_k(2, 2) == kBlockSize + 8);
+static_assert(bt_slot_k(0, 0) == 0 && bt_slot_k(0, 1) == 4 && bt_slot_k(0, 8) == 1 && bt_slot_k(1, 9) == 7);
+static_assert(bt_b_word(3, 1, 1) == 7 && bt_b_sel(3, 1) == 0x7632u && bt_b_sel(2, 0) == 0x5410u);
 
 }  // namespace kbit::tcv
