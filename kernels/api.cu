@@ -170,7 +170,7 @@ size_t linear_workspace_bytes(int64_t M, const TiledView& w, Act act, Kernel ker
     return with > without ? with : without;
   }
   switch (kernel) {
-    case Kernel::gemv: return M >= 1 && M <= 4 ? detail::gemv_workspace_bytes(M, w, act) : 0;
+    case Kernel::gemv: return M >= 1 && M <= 4 ? detail::gemv_workspace_bytes(M, w) : 0;
     case Kernel::mma: return M >= 1 ? detail::mma_workspace_bytes(M, w) : 0;
     case Kernel::tcv: return M >= 1 && M <= 16 ? detail::tcv_workspace_bytes(M, w, act) : 0;
     case Kernel::dequant_cublas: return static_cast<size_t>(w.N) * w.K * 2;

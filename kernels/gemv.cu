@@ -23,9 +23,11 @@ constexpr int kGemvWarps = 4;
 constexpr int kGemvThreads = kGemvWarps * 32;
 constexpr int kGemvRows = 64;        // output rows per CTA
 constexpr int kRowsPerLane = 4;      // kGemvRows / 16 slots
-// The k = 2 pair table serves M >= 2 only: measured on H100 (bench/results/2026-11-24-h100-gemv-k2)
-// it is 4-16% faster at M = 4 and up to 8% at M = 2 on the large shapes, but 21% slower on
-// Llama-3-70B gate_up at M = 1 (111.8 vs 92.3 us) and 5-30% slower on the small M = 1 shapes.
+// The k = 2 pair table serves M >= 2 only. On the H100 (bench/results/2026-11-25-h100-tables against
+// the 2026-11-24-h100-bits record without it) it took Llama-3-70B gate_up from 119.2 to 114.0 us at M = 2 and
+// 188.4 to 180.7 at M = 4 (geometric mean over the 27 catalogue shapes: 1.00 at M = 2, 0.95 at M = 4);
+// an M = 1 variant measured slower in the cut-off session of 2026-11-24 (not recorded), so M = 1
+// keeps the float codebook.
 template <int KB, int MV>
 constexpr bool kUsePairs = KB == 2 && MV >= 2;
 
@@ -253,55 +255,15 @@ int gemv_blocks_per_sm() {
   return cached_blocks_per_sm(gemv_kernel<ACT, KB, MV>, kGemvThreads, cache);
 }
 
-// K splits of one dense launch (the workspace query runs the same function, so the two agree).
-// Row tiles that fit in the resident CTA slots: split K until the slots are used, at most
-// gemv_splits. More row tiles than slots: the last of ceil(tiles / slots) waves may hold few CTAs
-// on a mostly idle GPU (1,024 tiles on 660 slots: a second wave of 364), so split K when the
-// modelled time -- waves x k-tiles per CTA -- drops by more than 20% (at most 8 splits, each of
-// >= 4 k-tiles: one per warp). The margin keeps a 70%-full last wave as it is (Llama-3-70B gate_up
-// at k = 4: 896 tiles on 528 slots, 74% of DRAM bandwidth measured unsplit).
-template <Act ACT, int KB, int MV>
-int dense_splits(const TiledView& w) {
-  const int64_t tiles_n = (w.N + kGemvRows - 1) / kGemvRows;
-  const int64_t kt = k_tiles(w.K);
-  const int64_t slots = static_cast<int64_t>(gemv_blocks_per_sm<ACT, KB, MV>()) * device_sm_count();
-  if (tiles_n <= slots) return static_cast<int>(std::min<int64_t>(gemv_splits(w), std::max<int64_t>(1, slots / tiles_n)));
-  const auto cost = [&](int64_t s) { return ((tiles_n * s + slots - 1) / slots) * ((kt + s - 1) / s); };
-  const int64_t one = cost(1);
-  int64_t best = one;
-  int splits = 1;
-  for (int64_t s = 2; s <= std::min<int64_t>(8, kt / kGemvWarps); ++s)
-    if (cost(s) < best && cost(s) * 5 < one * 4) {
-      best = cost(s);
-      splits = static_cast<int>(s);
-    }
-  return splits;
-}
-
-template <Act ACT, int KB>
-int dense_splits_m(int64_t M, const TiledView& w) {
-  switch (M) {
-    case 1: return dense_splits<ACT, KB, 1>(w);
-    case 2: return dense_splits<ACT, KB, 2>(w);
-    case 3: return dense_splits<ACT, KB, 3>(w);
-    default: return dense_splits<ACT, KB, 4>(w);
-  }
-}
-
-template <Act ACT>
-int dense_splits_k(int64_t M, const TiledView& w) {
-  const int k = w.bits >= 2 && w.bits <= 4 ? w.bits : 5;  // as a workspace query may see any bits
-  return with_bits(k, 1, [&](auto kb) { return dense_splits_m<ACT, decltype(kb)::value>(M, w); });
-}
-
-int dense_splits_for(int64_t M, const TiledView& w, Act act) {
-  return act == Act::f16 ? dense_splits_k<Act::f16>(M, w) : dense_splits_k<Act::bf16>(M, w);
-}
-
 template <Act ACT, int KB, int MV>
 cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   using T = typename ActTraits<ACT>::T;
+  // One wave: when the row tiles alone fit in the resident CTA slots, split K no further than the
+  // slots allow, so no second, partial wave runs a whole slice after the first (fewer splits than
+  // gemv_splits, so the workspace sized by it still suffices; splits = 1 writes C directly).
   const int64_t tiles_n = (a.w.N + kGemvRows - 1) / kGemvRows;
+  const int64_t slots = static_cast<int64_t>(gemv_blocks_per_sm<ACT, KB, MV>()) * device_sm_count();
+  if (tiles_n <= slots) sk.splits = static_cast<int>(std::min<int64_t>(sk.splits, std::max<int64_t>(1, slots / tiles_n)));
   const dim3 grid(static_cast<unsigned>(tiles_n), sk.splits);
   gemv_kernel<ACT, KB, MV><<<grid, kGemvThreads, 0, a.stream>>>(static_cast<const T*>(a.A), static_cast<T*>(a.C),
                                                                 static_cast<int>(a.M), a.w, sk);
@@ -353,8 +315,8 @@ cudaError_t launch_grouped_k(const MoeArgs& a) {
 
 }  // namespace
 
-size_t gemv_workspace_bytes(int64_t M, const TiledView& w, Act act) {
-  const int splits = dense_splits_for(M, w, act);
+size_t gemv_workspace_bytes(int64_t M, const TiledView& w) {
+  const int splits = gemv_splits(w);
   if (splits == 1) return 0;
   const int64_t tiles_n = (w.N + kGemvRows - 1) / kGemvRows;
   return splitk_counter_bytes(tiles_n) + static_cast<size_t>(splits) * M * w.N * sizeof(float);
@@ -362,7 +324,7 @@ size_t gemv_workspace_bytes(int64_t M, const TiledView& w, Act act) {
 
 cudaError_t launch_gemv(const LinearArgs& a) {
   SplitK sk;
-  sk.splits = dense_splits_for(a.M, a.w, a.act);
+  sk.splits = gemv_splits(a.w);
   if (sk.splits > 1) {
     const int64_t tiles_n = (a.w.N + kGemvRows - 1) / kGemvRows;
     sk.counters = static_cast<uint32_t*>(a.workspace);

@@ -12,7 +12,7 @@ cudaError_t launch_v0_dequant(const TiledView& w, void* out, OutType type, cudaS
 cudaError_t launch_dequant(const TiledView& w, void* out, OutType type, cudaStream_t stream);
 
 // Scalar GEMV (M = 1..4), split-K through the workspace.
-size_t gemv_workspace_bytes(int64_t M, const TiledView& w, Act act);
+size_t gemv_workspace_bytes(int64_t M, const TiledView& w);
 cudaError_t launch_gemv(const LinearArgs& a);
 // Grouped scalar GEMV: any rows per expert (chunks of 4).
 cudaError_t launch_grouped_gemv(const MoeArgs& a);
