@@ -78,15 +78,6 @@ __device__ __forceinline__ float cb_lds(uint32_t base, uint32_t offsets, int c) 
   return v;
 }
 
-// The float2 codebook pair at byte c of `offsets` (block_adjacent_pair_offsets2) in a 256-byte
-// aligned shared-memory pair table at shared-window address `base` (as cb_lds: one PRMT address).
-__device__ __forceinline__ float2 pair_lds(uint32_t base, uint32_t offsets, int c) {
-  const uint32_t addr = __byte_perm(offsets, base, 0x7650u + static_cast<uint32_t>(c));
-  float2 v;
-  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(addr));
-  return v;
-}
-
 __device__ __forceinline__ float absmax_scale(uint8_t code) { return e4m4_decode(code); }
 
 // All 256 E4M4 absmax codes decoded into shared memory (one indexed load per block instead of the

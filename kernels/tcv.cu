@@ -18,11 +18,9 @@
 // meet in shared memory at the end); the grid splits K further (split-K fixup of common.cuh).
 // The next step's words and absmax bytes are loaded before the current step is decoded (two steps
 // of weights in flight per warp); activations are loaded at the start of their own step.
-// k = 3 decodes by register lookups instead (tcv_map.h's bt_* map): per block and row the scaled
-// codebook is packed once into byte tables of 4 registers, and PRMTs on them give two weights
+// k = 2, 3 decode by register lookups instead (tcv_map.h's bt_* map): per block and row the scaled
+// codebook is packed once into byte tables of 2 or 4 registers, and PRMTs on them give two weights
 // in ~1.1 instructions (block_table_pairs) where the shared-memory codebook costs ~3.5 per weight.
-// k = 2 reads adjacent pairs from a 16-entry float2 table (block_adjacent_pair_offsets2): one PRMT
-// and one 8-byte shared load per two weights, the k = 4 k-slot map.
 // Numerics equal the mma kernel's: W' = cb * scale in fp32, rounded once to the activation dtype,
 // fp32 accumulation (in both decodes).
 #include <algorithm>
@@ -64,7 +62,6 @@ __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
 // PRMT), the 256 decoded absmax codes, and the in-CTA K reduction.
 struct TcvSmem {
   alignas(256) float cb[32];
-  alignas(256) float2 pairs[16];  // k = 2: (cb[lo], cb[hi]) at lo | hi << 2 (stage_pairs2)
   float scale[256];
   float red[3 * 16 * 16];  // (kw - 1) * (4 / kw) row groups * 16 rows * 16 tokens <= 768
 };
@@ -161,10 +158,9 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
   };
 
   const uint32_t cb_base = static_cast<uint32_t>(__cvta_generic_to_shared(sm.cb));
-  const uint32_t pair_base = static_cast<uint32_t>(__cvta_generic_to_shared(sm.pairs));
-  float cbr[KB == 3 ? 1 << KB : 1];  // k = 3: the codebook in registers
+  float cbr[KB <= 3 ? 1 << KB : 1];  // k <= 3: the codebook in registers
 #pragma unroll
-  for (int e = 0; e < (KB == 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
+  for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
   int64_t step = first;
   fetch(step);
   for (; step < se; step += kw) {
@@ -192,29 +188,7 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
       px[t] += kStepK * kw;
     }
 
-    if constexpr (KB == 2) {
-      // Adjacent pairs (tcv_map.h: pair_word / pair_byte): per A register one PRMT address, one
-      // 8-byte load of the codebook pair, two scale multiplies and a pack; few integer-pipe
-      // instructions (the byte-table decode was throttled by that pipe at k = 2).
-      uint32_t P[2][4];
-      block_adjacent_pair_offsets2(wc[0], P[0]);
-      block_adjacent_pair_offsets2(wc[1], P[1]);
-#pragma unroll
-      for (int i = 0; i < tcv::kMmasPerStep; ++i) {
-        uint32_t a[4];
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const int e = tcv::a_elem(i, r, 0), j = r & 1;  // register r: row g + 8 j
-          const float2 v = pair_lds(pair_base, P[j][tcv::pair_word(e)], tcv::pair_byte(e));
-          a[r] = pack2<ACT>(v.x * sc[j], v.y * sc[j]);
-        }
-#pragma unroll
-        for (int t = 0; t < NT; ++t)
-          mma16816<ACT>(acc[t], a, word_at(ac[t], tcv::b_word(i, 0)), word_at(ac[t], tcv::b_word(i, 1)));
-      }
-      continue;
-    }
-    if constexpr (KB == 3) {
+    if constexpr (KB <= 3) {
       // Register lookups (lib/kbit/block_decode.h): the block's scaled codebook, rounded to the
       // activation type, as byte tables in 2 or 4 registers, then ~1.1 instructions per weight
       // pair; the B registers are PRMT joins of the activation words (tcv_map.h: bt_*).
@@ -296,7 +270,6 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   using Tr = ActTraits<ACT>;
   __shared__ TcvSmem sm;
   stage_codebook<KB>(w.codebook, sm.cb);
-  if constexpr (KB == 2) stage_pairs2(w.codebook, sm.pairs);
   stage_scales(sm.scale);
   __syncthreads();
   const TcvLane L(blockIdx.x, kw);
@@ -333,7 +306,6 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   const WorkItem item = find_work_item(offsets, static_cast<int>(w.E), 8 * NT, blockIdx.x);
   if (item.expert < 0) return;
   stage_codebook<KB>(w.codebook, sm.cb);
-  if constexpr (KB == 2) stage_pairs2(w.codebook, sm.pairs);
   stage_scales(sm.scale);
   __syncthreads();
   const TcvLane L(blockIdx.y, kw);

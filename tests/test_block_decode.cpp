@@ -139,37 +139,3 @@ TEST_CASE("block_table_pairs: every element gets its own table entry, k = 2, 3")
   CHECK(run(std::integral_constant<int, 3>{}, 22, false) == 0);
   CHECK(run(std::integral_constant<int, 3>{}, 23, true) > 0);  // and it can fail
 }
-
-TEST_CASE("block_adjacent_pair_offsets2 gives 8 * (idx(2e) | idx(2e + 1) << 2) of every adjacent pair, k = 2") {
-  auto bad_of = [](const uint32_t (&w)[2], const uint32_t (&P)[4]) {
-    int bad = 0;
-    for (int c = 0; c < 4; ++c)
-      for (int r = 0; r < 4; ++r) {
-        const int lo = kbit::unpack_index(w, 8 * c + 2 * r, 2), hi = kbit::unpack_index(w, 8 * c + 2 * r + 1, 2);
-        bad += kbit::offset_byte(P[r], c) != 8 * (lo | hi << 2);
-      }
-    return bad;
-  };
-  auto check = [&](const uint32_t (&w)[2]) {
-    uint32_t P[4];
-    kbit::block_adjacent_pair_offsets2(w, P);
-    return bad_of(w, P);
-  };
-  for (int b = 0; b < 2; ++b)
-    for (int j = 0; j < 32; ++j) {
-      const uint32_t one[2] = {b == 0 ? 1u << j : 0u, b == 1 ? 1u << j : 0u};
-      CHECK_MESSAGE(check(one) == 0, "plane ", b, " bit ", j);
-    }
-  kbit::Rng rng(0xA2D1);
-  int bad = 0;
-  for (int i = 0; i < 20000; ++i) {
-    const uint32_t w[2] = {static_cast<uint32_t>(rng.next()), static_cast<uint32_t>(rng.next())};
-    bad += check(w);
-  }
-  CHECK(bad == 0);
-  // and it can fail: the non-adjacent pairing of block_pair_offsets2 is not this one
-  const uint32_t x[2] = {0x12345678u, 0x9ABCDEF0u};
-  uint32_t P[4];
-  kbit::block_pair_offsets2(x, P);
-  CHECK(bad_of(x, P) > 0);
-}

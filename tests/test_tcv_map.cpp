@@ -263,18 +263,3 @@ TEST_CASE("tcv byte-table map: the step simulation catches a wrong pair map") {
   CHECK(simulate_step_bt<3>(rng, tcv::bt_pair_r) < 1e-9);
   CHECK(simulate_step_bt<3>(rng, bt_pair_r_swapped) > 1e-3);
 }
-
-TEST_CASE("tcv k = 2 adjacent-pair decode: every A register half is the pair block_adjacent_pair_offsets2 names") {
-  // For each mma i and A register: halves 0/1 are elements e, e + 1 with e even, and byte
-  // pair_byte(e) of offset word pair_word(e) is that pair (byte c of P[r] = pair 8c + 2r).
-  for (int i = 0; i < tcv::kMmasPerStep; ++i)
-    for (int reg = 0; reg < 4; ++reg) {
-      const int e = tcv::a_elem(i, reg, 0);
-      CHECK(e % 2 == 0);
-      CHECK(tcv::a_elem(i, reg, 1) == e + 1);
-      CHECK(8 * tcv::pair_byte(e) + 2 * tcv::pair_word(e) == e);
-    }
-  // the B words are those elements' activation words (two fp16/bf16 per 32-bit word)
-  for (int i = 0; i < tcv::kMmasPerStep; ++i)
-    for (int r = 0; r < 2; ++r) CHECK(2 * tcv::b_word(i, r) == tcv::a_elem(i, 2 * r, 0));
-}

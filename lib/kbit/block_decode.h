@@ -68,22 +68,6 @@ KBIT_HD_INLINE void block_pair_offsets2(const uint32_t (&w)[2], uint32_t (&P)[4]
   for (int r = 0; r < 4; ++r) P[r] = (T[r] * 10u) & 0x78787878u;
 }
 
-// k = 2, adjacent pairs (the tcv kernels): one byte offset per pair of neighbouring elements into
-// the same 16-entry float2 table (entry lo | hi << 2 = (cb[lo], cb[hi])). Byte c of P[r] =
-// 8 * (idx(8c + 2r) | idx(8c + 2r + 1) << 2). Two delta swaps (1-bit, then 2-bit groups) leave
-// nibble m of X0 = idx(4m) | idx(4m + 1) << 2 and of X1 = idx(4m + 2) | idx(4m + 3) << 2; a shift
-// and a mask per word move each nibble, times 8, into a byte: ~18 integer instructions per 32
-// weights before the lookups (one PRMT + one 8-byte shared load per pair).
-KBIT_HD_INLINE void block_adjacent_pair_offsets2(const uint32_t (&w)[2], uint32_t (&P)[4]) {
-  uint32_t p0 = w[0], p1 = w[1], t;
-  t = ((p0 >> 1) ^ p1) & 0x55555555u; p1 ^= t; p0 ^= t << 1;  // 2-bit group e: idx(2e) in p0, idx(2e+1) in p1
-  t = ((p0 >> 2) ^ p1) & 0x33333333u; p1 ^= t; p0 ^= t << 2;  // nibbles: X0 = p0, X1 = p1
-  P[0] = (p0 << 3) & 0x78787878u;
-  P[1] = (p1 << 3) & 0x78787878u;
-  P[2] = (p0 >> 1) & 0x78787878u;
-  P[3] = (p1 >> 1) & 0x78787878u;
-}
-
 // The PRMT byte permute (CUDA __byte_perm): byte i of the result is byte (s >> 4i) & 7 of the
 // 8-byte value b:a. Every selector used here has bit 3 of each nibble clear (PRMT's sign-replicate
 // mode is never used). The host version lets the CPU tests run the decode the kernels run.

@@ -41,12 +41,6 @@ constexpr KBIT_HD bool elem_in_odd(int e) { return (e & 7) >= 4; }
 constexpr KBIT_HD int elem_word(int e) { return e & 3; }
 constexpr KBIT_HD int elem_byte(int e) { return e >> 3; }
 
-// k = 2 (adjacent-pair decode, block_adjacent_pair_offsets2): A register halves a_elem(i, reg, 0..1)
-// are the adjacent pair starting at the even element e = a_elem(i, reg, 0), found in byte
-// pair_byte(e) of offset word pair_word(e). The k-slot map is the k = 4 one (a_elem, b_word).
-constexpr KBIT_HD int pair_word(int e) { return (e & 7) >> 1; }
-constexpr KBIT_HD int pair_byte(int e) { return e >> 3; }
-
 // The k = 2, 3 map (byte-table decode, block_table_pairs in lib/kbit/block_decode.h, whose pair
 // W[r][c] holds elements 8c + r and 8c + 4 + r): mma i takes the eight elements 8c .. 8c + 7 of
 // the lane's block, c = i / 2; with r0 = 2 (i % 2), A regs 0/1 are pair W[r0][c] of rows g / g + 8
@@ -70,7 +64,6 @@ constexpr KBIT_HD int c_token(int lane, int r) { return 2 * (lane & 3) + (r & 1)
 
 static_assert(slot_k(0, 0) == 0 && slot_k(0, 1) == 1 && slot_k(0, 8) == 2 && slot_k(0, 9) == 3);
 static_assert(slot_k(7, 15) == 3 * kBlockSize + 31 && slot_k(2, 2) == kBlockSize + 8);
-static_assert(pair_word(a_elem(3, 2, 0)) == 3 && pair_byte(a_elem(3, 2, 0)) == 1 && pair_word(a_elem(2, 0, 0)) == 0);
 static_assert(bt_slot_k(0, 0) == 0 && bt_slot_k(0, 1) == 4 && bt_slot_k(0, 8) == 1 && bt_slot_k(1, 9) == 7);
 static_assert(bt_b_word(3, 1, 1) == 7 && bt_b_sel(3, 1) == 0x7632u && bt_b_sel(2, 0) == 0x5410u);
 
