@@ -23,29 +23,62 @@ namespace tcv = kbit::tcv;
 
 using AElem = int (*)(int, int, int);
 
+// The inputs of one simulated warp step (16 weight rows x 4 blocks of random bit planes and scales,
+// 8 tokens x 128 activations, a random codebook) and the reference D[n][m] = sum_k W[n][k] A[m][k].
+template <int KB>
+struct StepData {
+  static constexpr int kRows = 16, kTokens = 8;
+  uint32_t words[kRows][tcv::kStepBlocks][KB];
+  double scale[kRows][tcv::kStepBlocks], act[kTokens][tcv::kStepK], cb[1 << KB];
+  double ref[kRows][kTokens] = {};
+  explicit StepData(kbit::Rng& rng) {
+    for (auto& row : words)
+      for (auto& blk : row)
+        for (uint32_t& w : blk) w = static_cast<uint32_t>(rng.next());
+    for (auto& row : scale)
+      for (double& x : row) x = 0.5 + rng.uniform();
+    for (auto& tok : act)
+      for (double& x : tok) x = rng.uniform() - 0.5;
+    for (double& c : cb) c = rng.uniform() - 0.5;
+    for (int n = 0; n < kRows; ++n)
+      for (int m = 0; m < kTokens; ++m)
+        for (int k = 0; k < tcv::kStepK; ++k)
+          ref[n][m] += cb[kbit::unpack_index(words[n][k / kbit::kBlockSize], k % kbit::kBlockSize, KB)] *
+                       scale[n][k / kbit::kBlockSize] * act[m][k];
+  }
+};
+
+// The warp's mma as the tensor core computes it: acc[lane][r] += (A B)[row, col] of C register r.
+void mma_accumulate(const double (&A)[kbit::frag::kMmaM][kbit::frag::kMmaK],
+                    const double (&B)[kbit::frag::kMmaK][kbit::frag::kMmaN], double (&acc)[kbit::frag::kWarpSize][4]) {
+  for (int lane = 0; lane < kbit::frag::kWarpSize; ++lane)
+    for (int r = 0; r < 4; ++r) {
+      const RowCol mn = kbit::frag::mma_c(lane, r, 0, Acc::f32);
+      for (int s = 0; s < kbit::frag::kMmaK; ++s) acc[lane][r] += A[mn.row][s] * B[s][mn.col];
+    }
+}
+
+// Largest |acc - ref| over the step's outputs (1e30 when a value is NaN: a lookup found no entry).
+double worst_error(const double (&acc)[kbit::frag::kWarpSize][4], const double (&ref)[16][8]) {
+  double worst = 0;
+  for (int lane = 0; lane < kbit::frag::kWarpSize; ++lane)
+    for (int r = 0; r < 4; ++r) {
+      const double e = std::fabs(acc[lane][r] - ref[tcv::c_row(lane, r)][tcv::c_token(lane, r)]);
+      worst = std::isnan(e) ? 1e30 : std::max(worst, e);
+    }
+  return worst;
+}
+
 // One warp step: 16 weight rows x 4 blocks (k bit-plane words each, a scale each), 8 tokens x 128
 // activations. Returns the largest |D_sim - D_ref| over the 16 x 8 outputs.
 template <int KB>
 double simulate_step(kbit::Rng& rng, AElem a_elem) {
-  constexpr int kRows = 16, kTokens = 8, kBlocks = tcv::kStepBlocks;
-  uint32_t words[kRows][kBlocks][KB];
-  double scale[kRows][kBlocks], act[kTokens][tcv::kStepK], cb[1 << KB];
-  for (auto& row : words)
-    for (auto& blk : row)
-      for (uint32_t& w : blk) w = static_cast<uint32_t>(rng.next());
-  for (auto& row : scale)
-    for (double& s : row) s = 0.5 + rng.uniform();
-  for (auto& tok : act)
-    for (double& x : tok) x = rng.uniform() - 0.5;
-  for (double& c : cb) c = rng.uniform() - 0.5;
-
-  // Reference: D[n][m] = sum_k W[n][k] A[m][k] over the step's 128 k.
-  double ref[kRows][kTokens] = {};
-  for (int n = 0; n < kRows; ++n)
-    for (int m = 0; m < kTokens; ++m)
-      for (int k = 0; k < tcv::kStepK; ++k)
-        ref[n][m] += cb[kbit::unpack_index(words[n][k / kbit::kBlockSize], k % kbit::kBlockSize, KB)] *
-                     scale[n][k / kbit::kBlockSize] * act[m][k];
+  const StepData<KB> d(rng);
+  const auto& words = d.words;
+  const auto& scale = d.scale;
+  const auto& act = d.act;
+  const auto& cb = d.cb;
+  const auto& ref = d.ref;
 
   // The kernel: lane (g, q) decodes block q of rows g and g + 8 once per step.
   double acc[kbit::frag::kWarpSize][4] = {};
@@ -72,17 +105,9 @@ double simulate_step(kbit::Rng& rng, AElem a_elem) {
           B[kn.row][kn.col] = act[g][kbit::kBlockSize * q + 2 * tcv::b_word(i, r) + h];
         }
     }
-    for (int lane = 0; lane < kbit::frag::kWarpSize; ++lane)
-      for (int r = 0; r < 4; ++r) {
-        const RowCol mn = kbit::frag::mma_c(lane, r, 0, Acc::f32);
-        for (int s = 0; s < kbit::frag::kMmaK; ++s) acc[lane][r] += A[mn.row][s] * B[s][mn.col];
-      }
+    mma_accumulate(A, B, acc);
   }
-  double worst = 0;
-  for (int lane = 0; lane < kbit::frag::kWarpSize; ++lane)
-    for (int r = 0; r < 4; ++r)
-      worst = std::max(worst, std::fabs(acc[lane][r] - ref[tcv::c_row(lane, r)][tcv::c_token(lane, r)]));
-  return worst;
+  return worst_error(acc, ref);
 }
 
 template <int KB>
@@ -102,13 +127,14 @@ using PairR = int (*)(int, int);
 
 template <int KB>
 double simulate_step_bt(kbit::Rng& rng, PairR pair_r) {
-  constexpr int kRows = 16, kTokens = 8, kBlocks = tcv::kStepBlocks, kEntries = 1 << KB;
-  uint32_t words[kRows][kBlocks][KB];
-  uint16_t code[kRows][kBlocks][kEntries];
-  double scale[kRows][kBlocks], act[kTokens][tcv::kStepK], cb[kEntries];
-  for (auto& row : words)
-    for (auto& blk : row)
-      for (uint32_t& w : blk) w = static_cast<uint32_t>(rng.next());
+  constexpr int kEntries = 1 << KB;
+  const StepData<KB> d(rng);
+  const auto& words = d.words;
+  const auto& scale = d.scale;
+  const auto& act = d.act;
+  const auto& cb = d.cb;
+  const auto& ref = d.ref;
+  uint16_t code[StepData<KB>::kRows][tcv::kStepBlocks][kEntries];
   for (auto& row : code)
     for (auto& blk : row)
       for (int e = 0; e < kEntries; ++e) {
@@ -119,17 +145,6 @@ double simulate_step_bt(kbit::Rng& rng, PairR pair_r) {
           for (int f = 0; f < e; ++f) fresh = fresh && blk[f] != blk[e];
         }
       }
-  for (auto& row : scale)
-    for (double& x : row) x = 0.5 + rng.uniform();
-  for (auto& tok : act)
-    for (double& x : tok) x = rng.uniform() - 0.5;
-  for (double& c : cb) c = rng.uniform() - 0.5;
-  double ref[kRows][kTokens] = {};
-  for (int n = 0; n < kRows; ++n)
-    for (int m = 0; m < kTokens; ++m)
-      for (int k = 0; k < tcv::kStepK; ++k)
-        ref[n][m] += cb[kbit::unpack_index(words[n][k / kbit::kBlockSize], k % kbit::kBlockSize, KB)] *
-                     scale[n][k / kbit::kBlockSize] * act[m][k];
   auto value_of = [&](int n, int q, uint32_t c16) {  // the code back to cb[idx] * scale (NaN: no such entry)
     for (int e = 0; e < kEntries; ++e)
       if (code[n][q][e] == c16) return cb[e] * scale[n][q];
@@ -165,19 +180,9 @@ double simulate_step_bt(kbit::Rng& rng, PairR pair_r) {
         }
       }
     }
-    for (int lane = 0; lane < kbit::frag::kWarpSize; ++lane)
-      for (int r = 0; r < 4; ++r) {
-        const RowCol mn = kbit::frag::mma_c(lane, r, 0, Acc::f32);
-        for (int s = 0; s < kbit::frag::kMmaK; ++s) acc[lane][r] += A[mn.row][s] * B[s][mn.col];
-      }
+    mma_accumulate(A, B, acc);
   }
-  double worst = 0;
-  for (int lane = 0; lane < kbit::frag::kWarpSize; ++lane)
-    for (int r = 0; r < 4; ++r) {
-      const double d = std::fabs(acc[lane][r] - ref[tcv::c_row(lane, r)][tcv::c_token(lane, r)]);
-      worst = std::isnan(d) ? 1e30 : std::max(worst, d);
-    }
-  return worst;
+  return worst_error(acc, ref);
 }
 
 int bt_pair_r_swapped(int i, int reg) { return tcv::bt_pair_r(i, reg ^ 2); }
