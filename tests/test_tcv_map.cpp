@@ -74,11 +74,6 @@ double worst_error(const double (&acc)[kbit::frag::kWarpSize][4], const double (
 template <int KB>
 double simulate_step(kbit::Rng& rng, AElem a_elem) {
   const StepData<KB> d(rng);
-  const auto& words = d.words;
-  const auto& scale = d.scale;
-  const auto& act = d.act;
-  const auto& cb = d.cb;
-  const auto& ref = d.ref;
 
   // The kernel: lane (g, q) decodes block q of rows g and g + 8 once per step.
   double acc[kbit::frag::kWarpSize][4] = {};
@@ -87,7 +82,7 @@ double simulate_step(kbit::Rng& rng, AElem a_elem) {
     for (int lane = 0; lane < kbit::frag::kWarpSize; ++lane) {
       const int g = lane / 4, q = tcv::lane_block(lane);
       uint32_t E[2][4], O[2][4];
-      for (int j = 0; j < 2; ++j) kbit::block_offsets<KB>(words[g + 8 * j][q], E[j], O[j]);
+      for (int j = 0; j < 2; ++j) kbit::block_offsets<KB>(d.words[g + 8 * j][q], E[j], O[j]);
       // As in tcv.cu: one word set (E or O) and one byte per mma, from element a_elem(i, 0, 0).
       const int c = tcv::elem_byte(a_elem(i, 0, 0));
       const bool odd = tcv::elem_in_odd(a_elem(i, 0, 0));
@@ -97,17 +92,17 @@ double simulate_step(kbit::Rng& rng, AElem a_elem) {
           const uint32_t w = odd ? O[j][tcv::elem_word(e)] : E[j][tcv::elem_word(e)];
           const int idx = kbit::offset_byte(w, c) / 4;
           const RowCol mk = kbit::frag::mma_a(lane, r, h);
-          A[mk.row][mk.col] = cb[idx] * scale[g + 8 * j][q];
+          A[mk.row][mk.col] = d.cb[idx] * d.scale[g + 8 * j][q];
         }
       for (int r = 0; r < kbit::frag::kBRegs; ++r)
         for (int h = 0; h < 2; ++h) {
           const RowCol kn = kbit::frag::mma_b(lane, r, h);  // token g = lane / 4
-          B[kn.row][kn.col] = act[g][kbit::kBlockSize * q + 2 * tcv::b_word(i, r) + h];
+          B[kn.row][kn.col] = d.act[g][kbit::kBlockSize * q + 2 * tcv::b_word(i, r) + h];
         }
     }
     mma_accumulate(A, B, acc);
   }
-  return worst_error(acc, ref);
+  return worst_error(acc, d.ref);
 }
 
 template <int KB>
@@ -129,11 +124,6 @@ template <int KB>
 double simulate_step_bt(kbit::Rng& rng, PairR pair_r) {
   constexpr int kEntries = 1 << KB;
   const StepData<KB> d(rng);
-  const auto& words = d.words;
-  const auto& scale = d.scale;
-  const auto& act = d.act;
-  const auto& cb = d.cb;
-  const auto& ref = d.ref;
   uint16_t code[StepData<KB>::kRows][tcv::kStepBlocks][kEntries];
   for (auto& row : code)
     for (auto& blk : row)
@@ -147,7 +137,7 @@ double simulate_step_bt(kbit::Rng& rng, PairR pair_r) {
       }
   auto value_of = [&](int n, int q, uint32_t c16) {  // the code back to cb[idx] * scale (NaN: no such entry)
     for (int e = 0; e < kEntries; ++e)
-      if (code[n][q][e] == c16) return cb[e] * scale[n][q];
+      if (code[n][q][e] == c16) return d.cb[e] * d.scale[n][q];
     return std::nan("");
   };
 
@@ -162,7 +152,7 @@ double simulate_step_bt(kbit::Rng& rng, PairR pair_r) {
         for (int p = 0; p < (1 << (KB - 1)); ++p)
           P[p] = code[g + 8 * j][q][2 * p] | static_cast<uint32_t>(code[g + 8 * j][q][2 * p + 1]) << 16;
         kbit::byte_tables<KB>(P, L, H);
-        kbit::block_table_pairs<KB>(words[g + 8 * j][q], L, H, W[j]);
+        kbit::block_table_pairs<KB>(d.words[g + 8 * j][q], L, H, W[j]);
       }
       for (int r = 0; r < kbit::frag::kARegs; ++r) {
         const uint32_t a = W[r & 1][pair_r(i, r)][tcv::bt_pair_c(i)];
@@ -176,13 +166,13 @@ double simulate_step_bt(kbit::Rng& rng, PairR pair_r) {
         const uint32_t b = kbit::byte_perm(word(tcv::bt_b_word(i, r, 0)), word(tcv::bt_b_word(i, r, 1)), tcv::bt_b_sel(i, r));
         for (int h = 0; h < 2; ++h) {
           const RowCol kn = kbit::frag::mma_b(lane, r, h);
-          B[kn.row][kn.col] = act[g][kbit::kBlockSize * q + ((b >> (16 * h)) & 0xFFFFu)];
+          B[kn.row][kn.col] = d.act[g][kbit::kBlockSize * q + ((b >> (16 * h)) & 0xFFFFu)];
         }
       }
     }
     mma_accumulate(A, B, acc);
   }
-  return worst_error(acc, ref);
+  return worst_error(acc, d.ref);
 }
 
 int bt_pair_r_swapped(int i, int reg) { return tcv::bt_pair_r(i, reg ^ 2); }

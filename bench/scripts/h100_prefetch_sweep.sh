@@ -3,7 +3,9 @@
 # the base commit (.deps/base) and of the prefetch build (.deps/gpu) at several distances
 # (KBIT_TCV_PF / KBIT_GEMV_PF: steps or k-tiles of a warp beyond the register prefetch, 0 = off),
 # one after the other in one device call so every row compares on the same GPU. Results (one CSV
-# per configuration) in $OUT/prefetch.tar.gz, plus summary.txt.
+# per configuration) in $OUT/prefetch.tar.gz, plus summary.txt. The prefetch build is main with
+# bench/results/2026-11-25-h100-prefetch/prefetch-experiment.patch applied (the variables exist
+# only there; main's binaries ignore them).
 set -u
 R=$PWD
 W=/tmp/pfsweep; rm -rf $W; mkdir -p $W
