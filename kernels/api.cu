@@ -116,6 +116,7 @@ const char* status_name(Status s) {
   return "unknown";
 }
 const char* status_message() { return g_message.c_str(); }
+bool tcw_supported() { return detail::tcw_available(); }
 
 const char* kernel_name(Kernel k) {
   switch (k) {
@@ -125,6 +126,7 @@ const char* kernel_name(Kernel k) {
     case Kernel::mma: return "mma";
     case Kernel::dequant_cublas: return "dequant_cublas";
     case Kernel::tcv: return "tcv";
+    case Kernel::tcw: return "tcw";
   }
   return "unknown";
 }
@@ -148,14 +150,29 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   // ones, and it beats mma at M = 4..16 on every catalogue shape. M = 3 is not in the sweep; it
   // goes to tcv because gemv's cost grows by one FMA per weight and row.
   if (M <= 2) return w.K <= 512 ? Kernel::tcv : Kernel::gemv;
-  if (M <= 16) return Kernel::tcv;
+  const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
+  if (M <= 16) return M > 8 && tcw_supported() && w.N >= 8192 && weights >= 200.0e6 ? Kernel::tcw : Kernel::tcv;
+  // tcw (wgmma) against mma and dequantize + cuBLAS, kbit-bench on the H100 (bench/results/
+  // 2026-11-25-h100-tcw, all 27 block shapes): it wins where its 128-row CTAs fill the GPU -- wide
+  // weights (large N) at any M up to 512, large ones at small M -- e.g. Llama-3-70B gate_up
+  // M = 128 325 vs 886 us, M = 512 891 vs 1167 -- and loses on narrow or small weights (too few
+  // CTAs: split-K partials cost more than they save) and from M = 1024 on. The bounds below are
+  // the crossovers of that run; at M = 9..16 it beat tcv only on the two largest shapes (>= 200 M
+  // weights: Llama-3-70B gate_up 205 vs 239 us, down 122 vs 128).
+  if (tcw_supported()) {
+    const int64_t N = w.N;
+    if (M <= 32 && (weights >= 16.0e6 || (N >= 5120 && weights >= 3.5e6))) return Kernel::tcw;
+    if (M <= 64 && ((N >= 5120 && weights >= 3.5e6) || (N >= 4096 && weights >= 50.0e6))) return Kernel::tcw;
+    if (M <= 128 && N >= 8192 && weights >= 4.0e6) return Kernel::tcw;
+    if (M <= 256 && N >= 8192 && weights >= 16.0e6) return Kernel::tcw;
+    if (M <= 512 && N >= 8192 && weights >= 60.0e6) return Kernel::tcw;
+  }
   if (!have_cublas) return Kernel::mma;
   // Above M = 16, mma against dequantize + cuBLAS in the same sweep (2026-11-23-h100-tcv, all 27
   // block shapes): dequantizing 2 bytes per weight costs more than mma's whole GEMM on large
   // weights: at M = 32 mma wins from 16.8 M weights up (Llama-3-70B gate_up 327 vs 874 us) and
   // loses below 10.5 M; at M = 64 it wins from 41.9 M up (gate_up 484 vs 878 us) and loses at
   // 21 M and below; at M = 128 the two tie on the largest shapes, dequant + cuBLAS wins the rest.
-  const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
   if (M <= 32 && weights >= 16.0e6) return Kernel::mma;
   if (M <= 64 && weights >= 40.0e6) return Kernel::mma;
   return Kernel::dequant_cublas;
@@ -173,6 +190,7 @@ size_t linear_workspace_bytes(int64_t M, const TiledView& w, Act act, Kernel ker
     case Kernel::gemv: return M >= 1 && M <= 4 ? detail::gemv_workspace_bytes(M, w) : 0;
     case Kernel::mma: return M >= 1 ? detail::mma_workspace_bytes(M, w) : 0;
     case Kernel::tcv: return M >= 1 && M <= 16 ? detail::tcv_workspace_bytes(M, w, act) : 0;
+    case Kernel::tcw: return M >= 1 ? detail::tcw_workspace_bytes(M, w) : 0;
     case Kernel::dequant_cublas: return static_cast<size_t>(w.N) * w.K * 2;
     default: return 0;
   }
@@ -199,6 +217,11 @@ Status linear(const LinearArgs& a) {
     case Kernel::tcv:
       if (a.M > 16) return fail(Status::bad_kernel, "kernel tcv takes M = 1..16, got M = " + std::to_string(a.M));
       e = detail::launch_tcv(a);
+      break;
+    case Kernel::tcw:
+      if (!detail::tcw_available())
+        return fail(Status::bad_kernel, "kernel tcw needs a build for sm_90a (KBIT_CUDA_ARCHS=90a) and an sm_90 GPU (H100/H200)");
+      e = detail::launch_tcw(a);
       break;
     case Kernel::dequant_cublas: return run_dequant_cublas(a);
     default: return fail(Status::bad_kernel, "unknown kernel");

@@ -23,6 +23,12 @@ cudaError_t launch_tcv(const LinearArgs& a);
 // Grouped tensor-core GEMV: any rows per expert (work items of 8 or 16 rows).
 cudaError_t launch_grouped_tcv(const MoeArgs& a);
 
+// Tensor-core GEMM on wgmma (sm_90a builds on sm_90 devices only: tcw_available), any M; the
+// workspace holds the permuted activations and the split-K partials.
+bool tcw_available();
+size_t tcw_workspace_bytes(int64_t M, const TiledView& w);
+cudaError_t launch_tcw(const LinearArgs& a);
+
 // Tensor-core GEMM, split-K through the workspace.
 size_t mma_workspace_bytes(int64_t M, const TiledView& w);
 cudaError_t launch_mma(const LinearArgs& a);

@@ -28,6 +28,7 @@
 #include "common.cuh"
 #include "kbit/tcv_map.h"
 #include "launch.h"
+#include "tcv_decode.cuh"
 
 namespace kbit::gpu::detail {
 
@@ -51,11 +52,6 @@ __device__ __forceinline__ uint32_t word_at(const uint4 (&v)[4], int wi) {
   }
 }
 
-template <Act ACT>
-__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
-  const typename ActTraits<ACT>::T2 v = ActTraits<ACT>::from_float2(lo, hi);
-  return *reinterpret_cast<const uint32_t*>(&v);
-}
 }  // namespace
 
 // Shared memory of one CTA: the codebook (256-byte aligned: cb_lds forms addresses with one
@@ -193,14 +189,7 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
       // activation type, as byte tables in 2 or 4 registers, then ~1.1 instructions per weight
       // pair; the B registers are PRMT joins of the activation words (tcv_map.h: bt_*).
       uint32_t W[2][4][4];
-#pragma unroll
-      for (int j = 0; j < 2; ++j) {
-        uint32_t P[1 << (KB - 1)], Lt[2], Ht[2];
-#pragma unroll
-        for (int p = 0; p < (1 << (KB - 1)); ++p) P[p] = pack2<ACT>(cbr[2 * p] * sc[j], cbr[2 * p + 1] * sc[j]);
-        byte_tables<KB>(P, Lt, Ht);
-        block_table_pairs<KB>(wc[j], Lt, Ht, W[j]);
-      }
+      table_pairs<ACT, KB>(wc, sc, cbr, W);
 #pragma unroll
       for (int i = 0; i < tcv::kMmasPerStep; ++i) {
         uint32_t a[4];
@@ -223,21 +212,8 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
     block_offsets<KB>(wc[1], E[1], O[1]);
 #pragma unroll
     for (int i = 0; i < tcv::kMmasPerStep; ++i) {
-      // mma i takes elements 4i .. 4i+3 of the lane's block (lib/kbit/tcv_map.h): A register r
-      // holds row g + 8 (r % 2), elements a_elem(i, r, 0..1) (all in byte c of E for even i, of O
-      // for odd i); B register r holds activation word b_word(i, r).
-      constexpr auto e = tcv::a_elem;
-      const int c = tcv::elem_byte(e(i, 0, 0));
-      const uint32_t(&src)[2][4] = tcv::elem_in_odd(e(i, 0, 0)) ? O : E;
       uint32_t a[4];
-      a[0] = pack2<ACT>(cb_lds(cb_base, src[0][tcv::elem_word(e(i, 0, 0))], c) * sc[0],
-                        cb_lds(cb_base, src[0][tcv::elem_word(e(i, 0, 1))], c) * sc[0]);  // row g
-      a[1] = pack2<ACT>(cb_lds(cb_base, src[1][tcv::elem_word(e(i, 1, 0))], c) * sc[1],
-                        cb_lds(cb_base, src[1][tcv::elem_word(e(i, 1, 1))], c) * sc[1]);  // row g+8
-      a[2] = pack2<ACT>(cb_lds(cb_base, src[0][tcv::elem_word(e(i, 2, 0))], c) * sc[0],
-                        cb_lds(cb_base, src[0][tcv::elem_word(e(i, 2, 1))], c) * sc[0]);
-      a[3] = pack2<ACT>(cb_lds(cb_base, src[1][tcv::elem_word(e(i, 3, 0))], c) * sc[1],
-                        cb_lds(cb_base, src[1][tcv::elem_word(e(i, 3, 1))], c) * sc[1]);
+      frag_from_offsets<ACT>(E, O, sc, cb_base, i, a);
 #pragma unroll
       for (int t = 0; t < NT; ++t)
         mma16816<ACT>(acc[t], a, word_at(ac[t], tcv::b_word(i, 0)), word_at(ac[t], tcv::b_word(i, 1)));

@@ -127,7 +127,8 @@ bool run_dense(gpu::Kernel kernel, Act act, const DeviceWeights& w, const std::v
   a.cublas = cublas;
   const gpu::Status s = gpu::linear(a);
   if (s == gpu::Status::bad_kernel) {
-    const bool allowed = (kernel == gpu::Kernel::gemv && M > 4) || (kernel == gpu::Kernel::tcv && M > 16);
+    const bool allowed = (kernel == gpu::Kernel::gemv && M > 4) || (kernel == gpu::Kernel::tcv && M > 16) ||
+                         (kernel == gpu::Kernel::tcw && !gpu::tcw_supported());
     CHECK_MESSAGE(allowed, std::string(gpu::kernel_name(kernel)), " refused M = ", M,
                   ": ", gpu::status_message());
     return false;
@@ -202,7 +203,7 @@ TEST_CASE("gpu: dense kernels equal the CPU reference bit for bit in exact mode"
     cublasHandle_t handle;
   };
   std::vector<Run> runs = {{gpu::Kernel::v0, cublas.h}, {gpu::Kernel::gemv, cublas.h}, {gpu::Kernel::tcv, cublas.h},
-                           {gpu::Kernel::mma, cublas.h}};
+                           {gpu::Kernel::tcw, cublas.h}, {gpu::Kernel::mma, cublas.h}};
   if (cublas.h) runs.insert(runs.end(), {{gpu::Kernel::dequant_cublas, cublas.h}, {gpu::Kernel::automatic, cublas.h}});
   runs.push_back({gpu::Kernel::automatic, nullptr});
   struct Shape {
@@ -328,7 +329,8 @@ TEST_CASE("gpu: dense kernels on random bytes stay within the dtype rounding bou
         std::vector<float> ref(size_t(M * N));
         gemm_ref(Ar.data(), M, q.view(), ref.data());
         const double u = act == Act::f16 ? 0x1p-11 : 0x1p-8;
-        for (gpu::Kernel kernel : {gpu::Kernel::v0, gpu::Kernel::gemv, gpu::Kernel::tcv, gpu::Kernel::mma, gpu::Kernel::dequant_cublas}) {
+        for (gpu::Kernel kernel : {gpu::Kernel::v0, gpu::Kernel::gemv, gpu::Kernel::tcv, gpu::Kernel::tcw, gpu::Kernel::mma,
+                                    gpu::Kernel::dequant_cublas}) {
           if (kernel == gpu::Kernel::dequant_cublas && !cublas.h) continue;  // KBIT_TEST_NO_CUBLAS
           std::vector<uint16_t> got;
           if (!run_dense(kernel, act, w, to_act(act, Ar), M, got, cublas.h)) continue;

@@ -258,3 +258,55 @@ TEST_CASE("tcv byte-table map: the step simulation catches a wrong pair map") {
   CHECK(simulate_step_bt<3>(rng, tcv::bt_pair_r) < 1e-9);
   CHECK(simulate_step_bt<3>(rng, bt_pair_r_swapped) > 1e-3);
 }
+
+// ---------------------------------------------------------------------------------------------
+// tcw: the activation tile the pre-pass writes (kernels/tcw.cu, tcw_permute_kernel: every 16-byte
+// row filled through tcw_byte_token / tcw_byte_islot and the slot map) read back the way wgmma
+// reads B through the descriptor tcw_desc builds (PTX ISA: K-major, no swizzle, element (k-slot j,
+// column n) at start + (n / 8) * SBO + (j / 8) * LBO + (n % 8) * 16 + (j % 8) * 2, fields decoded
+// from the descriptor bits): k-slot j of sub-step i must hold the activation the slot map names.
+namespace {
+using SlotMap = int (*)(int, int);
+
+// The tile is written with `written` (the pre-pass) and checked against `want` (the decode).
+int tcw_tile_mismatches(SlotMap written, SlotMap want, int tokens, uint32_t base) {
+  kbit::Rng rng(0x7C3);
+  std::vector<uint16_t> act(size_t(tokens) * tcv::kStepK);
+  for (auto& a : act) a = static_cast<uint16_t>(rng.next());
+  std::vector<uint16_t> tile(act.size(), 0);
+  std::vector<int> writes(act.size(), 0);
+  for (int row = 0; row < tokens * tcv::kStepK * 2 / 16; ++row) {  // as tcw_permute_kernel
+    const int byte = 16 * row, n = tcv::tcw_byte_token(byte), islot = tcv::tcw_byte_islot(byte);
+    for (int e = 0; e < 8; ++e) {
+      const int k = written((islot + e) / 16, (islot + e) % 16);
+      tile[size_t(byte / 2 + e)] = act[size_t(n) * tcv::kStepK + size_t(k)];
+      ++writes[size_t(byte / 2 + e)];
+    }
+  }
+  int bad = 0;
+  for (int w : writes) bad += w != 1;
+  for (int i = 0; i < tcv::kMmasPerStep; ++i) {
+    const uint64_t d = tcv::tcw_desc(base + uint32_t(i * 2 * tcv::kTcwLbo));
+    const uint32_t start = uint32_t(d & 0x3FFF) << 4, lbo = uint32_t((d >> 16) & 0x3FFF) << 4,
+                   sbo = uint32_t((d >> 32) & 0x3FFF) << 4, swizzle = uint32_t(d >> 62);
+    bad += swizzle != 0;
+    for (int n = 0; n < tokens; ++n)
+      for (int j = 0; j < 16; ++j) {
+        const uint32_t addr = start + (n / 8) * sbo + (j / 8) * lbo + (n % 8) * 16 + (j % 8) * 2;
+        const uint16_t got = tile[(addr - base) / 2];
+        bad += got != act[size_t(n) * tcv::kStepK + size_t(want(i, j))];
+      }
+  }
+  return bad;
+}
+int slot_k_shifted(int i, int slot) { return tcv::slot_k(i, slot ^ 1); }
+}  // namespace
+
+TEST_CASE("tcw: the permuted activation tile read through the wgmma descriptor gives the slot map") {
+  for (int tokens : {32, 64, 128, 256}) {
+    CHECK_MESSAGE(tcw_tile_mismatches(tcv::slot_k, tcv::slot_k, tokens, 0x400) == 0, "slot_k, tokens ", tokens);
+    CHECK_MESSAGE(tcw_tile_mismatches(tcv::bt_slot_k, tcv::bt_slot_k, tokens, 0x10400) == 0, "bt_slot_k, tokens ", tokens);
+  }
+  CHECK(tcw_tile_mismatches(slot_k_shifted, tcv::slot_k, 64, 0x400) > 0);  // the check can fail
+  CHECK(tcw_tile_mismatches(tcv::slot_k, tcv::bt_slot_k, 64, 0x400) > 0);
+}

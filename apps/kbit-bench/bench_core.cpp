@@ -198,7 +198,7 @@ SweepOptions quick_options() {
 }
 
 const std::vector<std::string>& dense_kernel_names() {
-  static const std::vector<std::string> v = {"v0", "gemv", "tcv", "mma", "dequant_cublas", "automatic"};
+  static const std::vector<std::string> v = {"v0", "gemv", "tcv", "tcw", "mma", "dequant_cublas", "automatic"};
   return v;
 }
 const std::vector<std::string>& moe_kernel_names() {

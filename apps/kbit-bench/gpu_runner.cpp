@@ -55,7 +55,7 @@ struct Buf {
 
 gpu::Kernel dense_kernel(const std::string& k) {
   return k == "v0" ? gpu::Kernel::v0 : k == "gemv" ? gpu::Kernel::gemv : k == "mma" ? gpu::Kernel::mma
-       : k == "tcv" ? gpu::Kernel::tcv
+       : k == "tcv" ? gpu::Kernel::tcv : k == "tcw" ? gpu::Kernel::tcw
        : k == "dequant_cublas" ? gpu::Kernel::dequant_cublas : gpu::Kernel::automatic;
 }
 gpu::MoeKernel moe_kernel(const std::string& k) {

@@ -108,6 +108,7 @@ gpu::Kernel dense_kernel(const std::string& k) {
   if (k == "gemv") return gpu::Kernel::gemv;
   if (k == "mma") return gpu::Kernel::mma;
   if (k == "tcv") return gpu::Kernel::tcv;
+  if (k == "tcw") return gpu::Kernel::tcw;
   if (k == "dequant_cublas") return gpu::Kernel::dequant_cublas;
   return gpu::Kernel::automatic;
 }
@@ -125,6 +126,7 @@ bool must_run(const CaseSpec& c) {
   if (c.kernel == "v0" || c.kernel == "automatic" || c.kernel == "grouped_gemv" || c.kernel == "grouped_tcv") return true;
   if (c.kernel == "gemv") return c.M >= 1 && c.M <= 4;
   if (c.kernel == "tcv") return c.M >= 1 && c.M <= 16;
+  if (c.kernel == "tcw") return gpu::tcw_supported();  // any M where it runs at all
   return false;
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Device-side record after a kernel or dispatch change (repo root on the GPU machine, binaries in
 # .deps/gpu): the gpu.kernels exact-mode doctest, kbit-verify --quick (every kernel), memcheck over
-# every quick case of the kernels named in SAN_KERNELS, then the default kbit-bench sweep (k = 4,
-# f16 + bf16, M 1..512, all four models). Everything lands in $OUT/run.tar.gz plus summary.txt.
+# every quick case of the kernels named in SAN_KERNELS (those matching SAN_FILTER if set), then the
+# default kbit-bench sweep (k = 4, f16 + bf16, M 1..512, all four models). Everything lands in $OUT/run.tar.gz plus summary.txt.
 set -u
 R=$PWD
 T0=$SECONDS
@@ -17,7 +17,7 @@ tail -12 $W/verify-quick.txt | tee -a $W/summary.txt
 CS=compute-sanitizer
 command -v $CS >/dev/null || CS=/usr/local/cuda/bin/compute-sanitizer
 timeout "${SAN_LIMIT:-170}" $CS --tool memcheck --error-exitcode 9 "${V[@]}" --quick --kernels "${SAN_KERNELS:-tcv,grouped_tcv}" \
-  --no-rerun > $W/memcheck.txt 2>&1
+  --no-rerun ${SAN_FILTER:+--filter "$SAN_FILTER"} > $W/memcheck.txt 2>&1
 echo "memcheck ${SAN_KERNELS:-tcv,grouped_tcv} rc=$? after $((SECONDS - T0)) s" | tee -a $W/summary.txt
 tail -3 $W/memcheck.txt | tee -a $W/summary.txt
 left=$((585 - (SECONDS - T0)))

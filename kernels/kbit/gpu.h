@@ -46,8 +46,12 @@ enum class Kernel : int {
   mma,              // tensor-core fused-dequant GEMM (mma.sync m16n8k16), any M, split-K
   dequant_cublas,   // dequantize into workspace, then cublasGemmEx
   tcv,              // tensor-core GEMV, M = 1..16: weights decoded in registers into mma fragments
+  tcw,              // tensor-core GEMM on wgmma (sm_90a build, sm_90 GPU), any M: tcv's decode feeds
+                    // asynchronous wgmma; activations permuted into the workspace first
 };
 const char* kernel_name(Kernel k);
+// Whether Kernel::tcw runs here (an sm_90a build on an sm_90 device); linear() refuses it otherwise.
+bool tcw_supported();
 
 // MoE kernels: all experts of one projection in one launch.
 enum class MoeKernel : int {

@@ -62,6 +62,34 @@ constexpr KBIT_HD int bt_slot_k(int i, int slot) {
 constexpr KBIT_HD int c_row(int lane, int r) { return (lane >> 2) + 8 * (r >> 1); }
 constexpr KBIT_HD int c_token(int lane, int r) { return 2 * (lane & 3) + (r & 1); }
 
+// ---------------------------------------------------------------------------------------------
+// tcw (kernels/tcw.cu): the same weight fragments feed wgmma m64nNk16 (A from registers; warp w of
+// a warpgroup holds rows 16 w .. 16 w + 15 in the mma.m16n8k16 A layout), and the activations are
+// wgmma's B operand in shared memory. A pre-pass writes each step's activation tile (MN tokens x
+// 128 k) in exactly the order the descriptor reads it, k permuted by the decode's slot map, so
+// the kernel copies it with plain 16-byte cp.async. The tile is K-major without swizzle: core
+// matrices of 8 tokens x 8 k-slots (16 bytes per token, 128 bytes each); sub-step i (k-slots of mma
+// i) is core-matrix columns 2 i and 2 i + 1; columns are kTcwLbo apart, 8-token groups kTcwSbo.
+inline constexpr int kTcwLbo = 128;                 // bytes between core matrices adjacent in k
+inline constexpr int kTcwSbo = 2 * kMmasPerStep * 128;  // bytes between 8-token groups (2048)
+// Byte offset, in one step's tile, of token n (0..MN-1) at k-slot `slot` (0..15) of sub-step i.
+constexpr KBIT_HD int tcw_b_byte(int n, int i, int slot) {
+  return (n >> 3) * kTcwSbo + (2 * i + (slot >> 3)) * kTcwLbo + (n & 7) * 16 + (slot & 7) * 2;
+}
+// The inverse: the (sub-step i, slot) whose bytes start at `byte` (even, < MN * 256), as
+// 16 * i + slot, and the token.
+constexpr KBIT_HD int tcw_byte_token(int byte) { return (byte / kTcwSbo) * 8 + (byte % kTcwLbo) / 16; }
+constexpr KBIT_HD int tcw_byte_islot(int byte) {
+  return 16 * ((byte % kTcwSbo) / kTcwLbo / 2) + 8 * ((byte % kTcwSbo) / kTcwLbo % 2) + (byte % 16) / 2;
+}
+// wgmma shared-memory matrix descriptor (PTX ISA, "matrix descriptor"): start address, leading-
+// and stride-dimension byte offsets (all >> 4), no swizzle (bits 62-63 = 0), base offset 0.
+constexpr KBIT_HD uint64_t tcw_desc(uint32_t smem_byte_addr) {
+  return static_cast<uint64_t>((smem_byte_addr & 0x3FFFFu) >> 4) |
+         (static_cast<uint64_t>(kTcwLbo >> 4) << 16) | (static_cast<uint64_t>(kTcwSbo >> 4) << 32);
+}
+static_assert(tcw_byte_islot(tcw_b_byte(13, 5, 11)) == 16 * 5 + 11 && tcw_byte_token(tcw_b_byte(13, 5, 11)) == 13);
+
 static_assert(slot_k(0, 0) == 0 && slot_k(0, 1) == 1 && slot_k(0, 8) == 2 && slot_k(0, 9) == 3);
 static_assert(slot_k(7, 15) == 3 * kBlockSize + 31 && slot_k(2, 2) == kBlockSize + 8);
 static_assert(bt_slot_k(0, 0) == 0 && bt_slot_k(0, 1) == 4 && bt_slot_k(0, 8) == 1 && bt_slot_k(1, 9) == 7);

@@ -1,0 +1,58 @@
+// The register decode shared by tcv (mma.sync) and tcw (wgmma): one warp step's A fragments of
+// rows g and g + 8 (lib/kbit/tcv_map.h), from the lane's block words of each row.
+#pragma once
+
+#include "common.cuh"
+#include "kbit/tcv_map.h"
+
+namespace kbit::gpu::detail {
+
+template <Act ACT>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  const typename ActTraits<ACT>::T2 v = ActTraits<ACT>::from_float2(lo, hi);
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+
+// k >= 4: the A fragment of mma i (0..7) from block_offsets' E/O words of rows g (j = 0) and g + 8
+// (j = 1), read from the 256-byte aligned shared codebook at `cb_base` and scaled by sc[j].
+// kPrmtLast (tcw): pack the two halves swapped and swap them back with a PRMT, so that the
+// register's last writer is a PRMT, not the f32 -> f16x2 conversion: ptxas serializes wgmma whose
+// register inputs come straight from that conversion (C7513; measured on the sm_90a build).
+template <Act ACT, bool kPrmtLast = false>
+__device__ __forceinline__ void frag_from_offsets(const uint32_t (&E)[2][4], const uint32_t (&O)[2][4],
+                                                  const float (&sc)[2], uint32_t cb_base, int i, uint32_t (&a)[4]) {
+  auto pack = [](float lo, float hi) {
+    if constexpr (kPrmtLast) return __byte_perm(pack2<ACT>(hi, lo), 0u, 0x1032u);
+    else return pack2<ACT>(lo, hi);
+  };
+  // mma i takes elements 4i .. 4i+3 of the lane's block: A register r holds row g + 8 (r % 2),
+  // elements a_elem(i, r, 0..1) (all in byte c of E for even i, of O for odd i).
+  constexpr auto e = tcv::a_elem;
+  const int c = tcv::elem_byte(e(i, 0, 0));
+  const uint32_t(&src)[2][4] = tcv::elem_in_odd(e(i, 0, 0)) ? O : E;
+  a[0] = pack(cb_lds(cb_base, src[0][tcv::elem_word(e(i, 0, 0))], c) * sc[0],
+              cb_lds(cb_base, src[0][tcv::elem_word(e(i, 0, 1))], c) * sc[0]);  // row g
+  a[1] = pack(cb_lds(cb_base, src[1][tcv::elem_word(e(i, 1, 0))], c) * sc[1],
+              cb_lds(cb_base, src[1][tcv::elem_word(e(i, 1, 1))], c) * sc[1]);  // row g+8
+  a[2] = pack(cb_lds(cb_base, src[0][tcv::elem_word(e(i, 2, 0))], c) * sc[0],
+              cb_lds(cb_base, src[0][tcv::elem_word(e(i, 2, 1))], c) * sc[0]);
+  a[3] = pack(cb_lds(cb_base, src[1][tcv::elem_word(e(i, 3, 0))], c) * sc[1],
+              cb_lds(cb_base, src[1][tcv::elem_word(e(i, 3, 1))], c) * sc[1]);
+}
+
+// k <= 3: the byte-table pairs of both rows (block_table_pairs; tcv_map.h's bt_* map picks the
+// A registers of mma i as W[r % 2][bt_pair_r(i, r)][bt_pair_c(i)]). cbr: the 2^k codebook entries.
+template <Act ACT, int KB>
+__device__ __forceinline__ void table_pairs(const uint32_t (&wc)[2][KB], const float (&sc)[2], const float* cbr,
+                                            uint32_t (&W)[2][4][4]) {
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    uint32_t P[1 << (KB - 1)], Lt[2], Ht[2];
+#pragma unroll
+    for (int p = 0; p < (1 << (KB - 1)); ++p) P[p] = pack2<ACT>(cbr[2 * p] * sc[j], cbr[2 * p + 1] * sc[j]);
+    byte_tables<KB>(P, Lt, Ht);
+    block_table_pairs<KB>(wc[j], Lt, Ht, W[j]);
+  }
+}
+
+}  // namespace kbit::gpu::detail

@@ -1,0 +1,424 @@
+// Tensor-core GEMM on Hopper's wgmma for M >= 17 ("tcw"): tcv's register decode feeds wgmma
+// m64nNk16 as its A operand (weights, from registers), the activations are its B operand (tokens =
+// wgmma's N, from shared memory), and the asynchronous wgmma of one step runs on the tensor cores
+// while the warps decode the next step. Each weight is decoded once per CTA for up to 256 tokens.
+//
+// Pre-pass (tcw_permute_kernel): the activations are rewritten into the workspace, per token tile
+// and 128-k step, in the exact byte order wgmma's descriptor reads (lib/kbit/tcv_map.h: tcw_*),
+// k permuted by the decode's slot map (slot_k for k >= 4, bt_slot_k for the byte tables of k <= 3),
+// so the main kernel streams each step's tile into shared memory with 16-byte cp.async.
+//
+// CTA: 2 warpgroups = 8 warps = 128 weight rows; warp w owns rows 16 w .. 16 w + 15 (lane (g, q):
+// rows g, g + 8, block q of each step, as in tcv with kw = 1). Both warpgroups read the same
+// activation tile (2 or 3 stages). Per step: decode (registers) -> wait for the tile and for the
+// previous step's wgmma -> barrier -> issue the copy of a later tile -> 8 wgmma (one per 16-k
+// sub-step) -> commit. Grid: row tiles x token tiles x K splits (split-K fixup of common.cuh).
+// Numerics equal tcv's: W' = cb * scale in fp32 rounded once to the activation type, fp32 sums.
+//
+// wgmma needs sm_90a (build with KBIT_CUDA_ARCHS=90a, the default); elsewhere the kernel body is
+// empty and the launcher reports cudaErrorInvalidDeviceFunction.
+#include <algorithm>
+
+#include "common.cuh"
+#include "kbit/tcv_map.h"
+#include "launch.h"
+#include "tcv_decode.cuh"
+#include "wgmma_rs.cuh"
+
+namespace kbit::gpu::detail {
+
+namespace {
+constexpr int kStepK = tcv::kStepK;       // 128 k per step
+constexpr int kTileBytesPerToken = kStepK * 2;
+
+// Warpgroups per CTA; each owns 64 weight rows and all of them read the same activation tile.
+// 3 at MN <= 64 (168 registers fit 384 threads) measured slower than 2 on the H100 (Llama-3-70B
+// gate_up M = 32: 282 vs 262 us; bench/results/2026-11-25-h100-tcw), so 2 everywhere.
+__host__ __device__ constexpr int tcw_warpgroups(int) { return 2; }
+__host__ __device__ constexpr int tcw_rows(int mn) { return 64 * tcw_warpgroups(mn); }
+
+template <int MN>
+struct TcwCfg {
+  static constexpr int kThreads = 128 * tcw_warpgroups(MN);
+  static constexpr int kRows = tcw_rows(MN);  // weight rows per CTA
+  static constexpr int kStages = MN >= 256 ? 2 : 3;
+  static constexpr int kStageBytes = MN * kTileBytesPerToken;
+  static constexpr int kSmem = kStages * kStageBytes;
+  static constexpr int kMinBlocks = MN <= 32 ? 2 : 1;
+};
+
+struct TcwSmem {
+  alignas(256) float cb[32];
+  float scale[256];
+};
+
+__host__ __device__ inline int64_t tcw_steps(int64_t K) { return (K + kStepK - 1) / kStepK; }
+}  // namespace
+
+// A (M x K, row-major) -> per token tile tt and step s, MN * 256 bytes at byte
+// (tt * steps + s) * MN * 256 of `out`, in tcw_b_byte order; zeros past M and past K.
+// One thread per 16-byte core-matrix row (8 k-slots of one token).
+template <Act ACT, bool kTables, int MN>
+__global__ void __launch_bounds__(256) tcw_permute_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
+                                                          uint4* __restrict__ out, int M, int64_t K, int64_t rows16) {
+  using T = typename ActTraits<ACT>::T;
+  const int64_t x = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (x >= rows16) return;
+  const int64_t steps = tcw_steps(K);
+  const int per_tile = MN * kTileBytesPerToken / 16;  // 16-byte rows per (tile, step)
+  const int64_t ts = x / per_tile;                     // tt * steps + s
+  const int row = static_cast<int>(x % per_tile);
+  const int64_t s = ts % steps, tt = ts / steps;
+  const int byte = 16 * row;
+  const int n = tcv::tcw_byte_token(byte);
+  const int islot = tcv::tcw_byte_islot(byte);  // slots islot .. islot + 7 of one sub-step
+  const int64_t token = tt * MN + n;
+  uint16_t h[8];
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    const int i = (islot + e) / 16, slot = (islot + e) % 16;
+    const int64_t k = s * kStepK + (kTables ? tcv::bt_slot_k(i, slot) : tcv::slot_k(i, slot));
+    h[e] = 0;
+    if (token < M && k < K) {
+      const T v = A[token * K + k];
+      h[e] = *reinterpret_cast<const uint16_t*>(&v);
+    }
+  }
+  uint4 v;
+  v.x = h[0] | (static_cast<uint32_t>(h[1]) << 16);
+  v.y = h[2] | (static_cast<uint32_t>(h[3]) << 16);
+  v.z = h[4] | (static_cast<uint32_t>(h[5]) << 16);
+  v.w = h[6] | (static_cast<uint32_t>(h[7]) << 16);
+  out[x] = v;
+}
+
+template <Act ACT, int KB, int MN>
+__global__ void __launch_bounds__(TcwCfg<MN>::kThreads, TcwCfg<MN>::kMinBlocks)
+    tcw_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C, int M, TiledView w,
+               SplitK sk) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using Tr = ActTraits<ACT>;
+  using Cfg = TcwCfg<MN>;
+  extern __shared__ __align__(128) char tiles[];
+  __shared__ TcwSmem sm;
+  stage_codebook<KB>(w.codebook, sm.cb);
+  stage_scales(sm.scale);
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
+  const int64_t N = w.N, K = w.K;
+  const int64_t n_lo = static_cast<int64_t>(blockIdx.x) * Cfg::kRows + 16 * warp + g, n_hi = n_lo + 8;
+  const int tok0 = static_cast<int>(blockIdx.y) * MN;
+  const int64_t steps = tcw_steps(K), ktiles = k_tiles(K);
+  int64_t sb, se;
+  slice_range(steps, sk.splits, blockIdx.z, sb, se);
+
+  // This token tile's activation tiles, one per step (tcw_permute_kernel's layout).
+  const uint4* bsrc = Ap + static_cast<int64_t>(blockIdx.y) * steps * (Cfg::kStageBytes / 16);
+  auto issue_tile = [&](int64_t s, int stage) {
+    if (s < se) {
+      const uint4* src = bsrc + s * (Cfg::kStageBytes / 16);
+      char* dst = tiles + stage * Cfg::kStageBytes;
+      for (int i = threadIdx.x; i < Cfg::kStageBytes / 16; i += Cfg::kThreads) cp_async16(dst + 16 * i, src + i, true);
+    }
+    cp_async_commit();
+  };
+#pragma unroll
+  for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(sb + st, st);
+
+  // The lane's block (step s: k-tile 2 s + q / 2, half q % 2) of rows n_lo and n_hi.
+  const bool row_ok[2] = {n_lo < N, n_hi < N};
+  const uint32_t* pw[2];
+  const uint8_t* pa[2];
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    const int64_t n = row_ok[j] ? (j ? n_hi : n_lo) : 0;
+    const int64_t blk = ((2 * sb + q / 2) * N + n) * kBlocksPerTile + (q & 1);
+    pw[j] = w.packed + blk * KB;
+    pa[j] = w.absmax + blk;
+  }
+  const int64_t w_step = 2 * N * kBlocksPerTile * KB, a_step = 2 * N * kBlocksPerTile;
+  uint32_t wn[2][KB];
+  uint8_t sn[2];
+  auto fetch = [&](int64_t step) {
+    const bool kt_ok = step < se && 2 * step + q / 2 < ktiles;
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      if (kt_ok && row_ok[j]) {
+        load_block_words<KB>(pw[j], wn[j]);
+        sn[j] = __ldg(pa[j]);
+      } else {
+#pragma unroll
+        for (int b = 0; b < KB; ++b) wn[j][b] = 0u;
+        sn[j] = 0;  // decodes to 0.0f
+      }
+      pw[j] += w_step;
+      pa[j] += a_step;
+    }
+  };
+
+  __syncthreads();  // codebook and scales staged
+  const uint32_t cb_base = smem_addr(sm.cb);
+  float cbr[KB <= 3 ? 1 << KB : 1];
+#pragma unroll
+  for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
+
+  float acc[MN / 2];
+#pragma unroll
+  for (int r = 0; r < MN / 2; ++r) acc[r] = 0.0f;
+
+  // Per step: wait for its activation tile and for the previous step's wgmma, barrier, start the
+  // copy of a later tile into the stage the previous step used, issue wgmma. Sub-step i of a stage
+  // starts 2 i core-matrix columns in: descriptor + 16 i (the address field counts 16 bytes).
+  int stage = 0;  // of step s
+  auto sync_step = [&](int64_t s) -> uint64_t {
+    cp_async_wait<Cfg::kStages - 2>();  // this thread's copies of step s landed
+    fence_proxy_async_smem();           // ... and are visible to wgmma's reads
+    wgmma_wait<0>();                    // step s - 1's wgmma are done with their tile and registers
+    __syncthreads();
+    issue_tile(s + Cfg::kStages - 1, stage == 0 ? Cfg::kStages - 1 : stage - 1);
+    const uint64_t d = tcv::tcw_desc(smem_addr(tiles + stage * Cfg::kStageBytes));
+    stage = stage + 1 == Cfg::kStages ? 0 : stage + 1;
+    return d;
+  };
+  // Issue wgmma for sub-steps i0 .. i0 + I - 1 with the A fragments a[0 .. I-1] and commit them as
+  // one group. The fences pin the fragments and accumulators in their registers before the wgmma
+  // fence (no instruction defining a wgmma input may sit between the fence and the wgmma).
+  auto issue = [&](auto& a, uint64_t d, int i0) {
+    constexpr int I = sizeof(a) / sizeof(a[0]);
+#pragma unroll
+    for (int i = 0; i < I; ++i)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) fence_operand(a[i][r]);
+#pragma unroll
+    for (int r = 0; r < MN / 2; ++r) fence_operand(acc[r]);
+    wgmma_fence();
+#pragma unroll
+    for (int i = 0; i < I; ++i) wgmma_rs<ACT, MN>(acc, a[i], d + static_cast<uint64_t>(16 * (i0 + i)));
+    wgmma_commit();
+#pragma unroll
+    for (int r = 0; r < MN / 2; ++r) fence_operand(acc[r]);
+  };
+  auto next_weights = [&](int64_t s, uint32_t(&wc)[2][KB], float(&sc)[2]) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+#pragma unroll
+      for (int b = 0; b < KB; ++b) wc[j][b] = wn[j][b];
+      sc[j] = sm.scale[sn[j]];
+    }
+    fetch(s + 1);
+  };
+
+  fetch(sb);
+  if constexpr (KB >= 4) {
+    // Half steps: the fragments of sub-steps 0..3 and 4..7 live in a0 and a1 (32 registers, not 64)
+    // and each half is its own wgmma group. a0 is rewritten only after wgmma_wait<1> retired the
+    // previous step's first half; a1 after the wait<0> of sync_step retired its second half. The
+    // decode of the first half overlaps the previous second half, the decode of the second half
+    // this step's first half. (PTX: the A registers of an in-flight wgmma must not be written.)
+    uint32_t a0[4][4], a1[4][4];
+    for (int64_t s = sb; s < se; ++s) {
+      uint32_t wc[2][KB], E[2][4], O[2][4];
+      float sc[2];
+      next_weights(s, wc, sc);
+      block_offsets<KB>(wc[0], E[0], O[0]);
+      block_offsets<KB>(wc[1], E[1], O[1]);
+      wgmma_wait<1>();
+#pragma unroll
+      for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, i, a0[i]);
+      const uint64_t d = sync_step(s);
+      issue(a0, d, 0);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, 4 + i, a1[i]);
+      issue(a1, d, 4);
+    }
+  } else {
+    // k <= 3: the byte tables give all 8 fragments at once (W), so whole steps alternate between
+    // two arrays: the one a step writes was last read two steps back, retired by the previous
+    // step's wgmma_wait<0>; the decode of a step overlaps the previous step's wgmma.
+    auto step = [&](int64_t s, uint32_t(&a)[tcv::kMmasPerStep][4]) {
+      uint32_t wc[2][KB];
+      float sc[2];
+      next_weights(s, wc, sc);
+      uint32_t W[2][4][4];
+      table_pairs<ACT, KB>(wc, sc, cbr, W);
+#pragma unroll
+      for (int i = 0; i < tcv::kMmasPerStep; ++i)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) a[i][r] = W[r & 1][tcv::bt_pair_r(i, r)][tcv::bt_pair_c(i)];
+      issue(a, sync_step(s), 0);
+    };
+    uint32_t fa[2][tcv::kMmasPerStep][4];
+    for (int64_t s = sb; s < se; s += 2) {
+      step(s, fa[0]);
+      if (s + 1 < se) step(s + 1, fa[1]);
+    }
+  }
+  wgmma_wait<0>();
+  cp_async_wait<0>();
+
+  // acc[4 t + r]: row (r < 2 ? n_lo : n_hi), token tok0 + 8 t + 2 q + r % 2.
+  auto each = [&](auto&& f) {
+#pragma unroll
+    for (int t = 0; t < MN / 8; ++t)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int64_t n = r < 2 ? n_lo : n_hi;
+        const int token = tok0 + 8 * t + 2 * q + (r & 1);
+        if (n < N && token < M) f(4 * t + r, n, token);
+      }
+  };
+  if (sk.splits == 1) {
+    each([&](int i, int64_t n, int token) { C[token * N + n] = Tr::from_float(acc[i]); });
+    return;
+  }
+  const int64_t MNs = static_cast<int64_t>(M) * N;
+  each([&](int i, int64_t n, int token) { sk.partials[blockIdx.z * MNs + token * N + n] = acc[i]; });
+  if (!splitk_arrive(sk, blockIdx.y * gridDim.x + blockIdx.x)) return;
+  each([&](int, int64_t n, int token) {
+    float v = 0.0f;
+    for (int sl = 0; sl < sk.splits; ++sl) v += __ldcg(sk.partials + sl * MNs + token * N + n);
+    C[token * N + n] = Tr::from_float(v);
+  });
+#else
+  (void)Ap, (void)C, (void)M, (void)w, (void)sk;
+  __trap();  // not built for sm_90a: launch_tcw refuses before launching
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+int tcw_mn(int64_t M) { return M <= 32 ? 32 : M <= 64 ? 64 : M <= 128 ? 128 : 256; }
+
+struct TcwPlan {
+  int mn = 32;
+  int64_t row_tiles = 0, tok_tiles = 0;
+  int splits = 1;
+  size_t permuted_bytes = 0;  // the pre-pass output, 256-byte aligned size
+};
+
+template <Act ACT, int KB, int MN>
+int tcw_blocks_per_sm() {
+  static int cache[64] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 1;
+  if (cache[dev] == 0) {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, tcw_kernel<ACT, KB, MN>, TcwCfg<MN>::kThreads, TcwCfg<MN>::kSmem) !=
+            cudaSuccess ||
+        n < 1)
+      n = 1;
+    cache[dev] = n;
+  }
+  return cache[dev];
+}
+
+// Resident CTAs per SM (f16 and bf16 kernels have the same resources up to a register or two;
+// the plan uses the f16 figure for both so the workspace query needs no dtype).
+int blocks_per_sm(int mn, int bits) {
+  return with_bits(bits >= 2 && bits <= 5 ? bits : 5, 1, [&](auto kb) {
+    constexpr int KB = decltype(kb)::value;
+    switch (mn) {
+      case 32: return tcw_blocks_per_sm<Act::f16, KB, 32>();
+      case 64: return tcw_blocks_per_sm<Act::f16, KB, 64>();
+      case 128: return tcw_blocks_per_sm<Act::f16, KB, 128>();
+      default: return tcw_blocks_per_sm<Act::f16, KB, 256>();
+    }
+  });
+}
+
+// Split K only to fill the GPU: the fewest slices whose CTAs cover the resident slots (each slice
+// >= 4 steps), and fewer while the fp32 partials (written and read back once each) would exceed a
+// quarter of the weight bytes. Splitting to fill the GPU regardless measured slower on most shapes
+// (the last CTA of a tile sums every slice alone: Llama-3-70B q_proj M = 256 142 -> 211 us).
+TcwPlan tcw_plan(int64_t M, const TiledView& w) {
+  TcwPlan p;
+  p.mn = tcw_mn(M);
+  p.row_tiles = (w.N + tcw_rows(p.mn) - 1) / tcw_rows(p.mn);
+  p.tok_tiles = (M + p.mn - 1) / p.mn;
+  const int64_t steps = tcw_steps(w.K);
+  p.permuted_bytes = (static_cast<size_t>(p.tok_tiles) * steps * p.mn * kTileBytesPerToken + 255) / 256 * 256;
+  const int64_t slots = static_cast<int64_t>(blocks_per_sm(p.mn, w.bits)) * device_sm_count();
+  const int64_t ctas = p.row_tiles * p.tok_tiles;
+  int64_t splits = std::min<int64_t>((slots + ctas - 1) / ctas, std::max<int64_t>(1, steps / 4));
+  const double weight_bytes = static_cast<double>(w.N) * w.K * (w.bits / 8.0 + 1.0 / 32);
+  while (splits > 1 && 2.0 * splits * M * w.N * 4 > 0.25 * weight_bytes) --splits;
+  p.splits = static_cast<int>(std::clamp<int64_t>(splits, 1, 65535));
+  return p;
+}
+
+template <Act ACT, int KB, int MN>
+cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, SplitK sk, uint4* permuted) {
+  using T = typename ActTraits<ACT>::T;
+  const int64_t rows16 = static_cast<int64_t>(p.tok_tiles) * tcw_steps(a.w.K) * (MN * kTileBytesPerToken / 16);
+  tcw_permute_kernel<ACT, (KB <= 3), MN><<<static_cast<unsigned>((rows16 + 255) / 256), 256, 0, a.stream>>>(
+      static_cast<const T*>(a.A), permuted, static_cast<int>(a.M), a.w.K, rows16);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  auto kern = tcw_kernel<ACT, KB, MN>;
+  constexpr int bytes = TcwCfg<MN>::kSmem;
+  if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
+    return e;
+  const dim3 grid(static_cast<unsigned>(p.row_tiles), static_cast<unsigned>(p.tok_tiles), static_cast<unsigned>(p.splits));
+  kern<<<grid, TcwCfg<MN>::kThreads, bytes, a.stream>>>(permuted, static_cast<T*>(a.C), static_cast<int>(a.M), a.w, sk);
+  return cudaGetLastError();
+}
+
+template <Act ACT, int KB>
+cudaError_t launch_mn(const LinearArgs& a, const TcwPlan& p, SplitK sk, uint4* permuted) {
+  switch (p.mn) {
+    case 32: return launch_t<ACT, KB, 32>(a, p, sk, permuted);
+    case 64: return launch_t<ACT, KB, 64>(a, p, sk, permuted);
+    case 128: return launch_t<ACT, KB, 128>(a, p, sk, permuted);
+    default: return launch_t<ACT, KB, 256>(a, p, sk, permuted);
+  }
+}
+
+template <Act ACT>
+cudaError_t launch_k(const LinearArgs& a, const TcwPlan& p, SplitK sk, uint4* permuted) {
+  return with_bits(a.w.bits, cudaErrorInvalidValue,
+                   [&](auto kb) { return launch_mn<ACT, decltype(kb)::value>(a, p, sk, permuted); });
+}
+
+}  // namespace
+
+// Workspace: [permuted activations][split-K counters][fp32 partials].
+size_t tcw_workspace_bytes(int64_t M, const TiledView& w) {
+  const TcwPlan p = tcw_plan(M, w);
+  size_t bytes = p.permuted_bytes;
+  if (p.splits > 1)
+    bytes += splitk_counter_bytes(p.row_tiles * p.tok_tiles) + static_cast<size_t>(p.splits) * M * w.N * sizeof(float);
+  return bytes;
+}
+
+bool tcw_available() {
+#if defined(KBIT_HAVE_SM90A)
+  static int cached[64] = {};  // 0 unknown, 1 yes, 2 no (per device)
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0) return false;
+  if (dev < 64 && cached[dev] != 0) return cached[dev] == 1;
+  int major = 0, minor = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  const bool yes = major == 9 && minor == 0;
+  if (dev < 64) cached[dev] = yes ? 1 : 2;
+  return yes;
+#else
+  return false;
+#endif
+}
+
+cudaError_t launch_tcw(const LinearArgs& a) {
+  if (!tcw_available()) return cudaErrorInvalidDeviceFunction;
+  const TcwPlan p = tcw_plan(a.M, a.w);
+  char* ws = static_cast<char*>(a.workspace);
+  SplitK sk;
+  sk.splits = p.splits;
+  if (p.splits > 1) {
+    sk.counters = reinterpret_cast<uint32_t*>(ws + p.permuted_bytes);
+    sk.partials = reinterpret_cast<float*>(ws + p.permuted_bytes + splitk_counter_bytes(p.row_tiles * p.tok_tiles));
+  }
+  uint4* permuted = reinterpret_cast<uint4*>(ws);
+  return a.act == Act::f16 ? launch_k<Act::f16>(a, p, sk, permuted) : launch_k<Act::bf16>(a, p, sk, permuted);
+}
+
+}  // namespace kbit::gpu::detail
