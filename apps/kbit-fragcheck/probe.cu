@@ -10,6 +10,10 @@
 //     K = 64 for a 16 x 64 output: must equal the exact CPU product.
 //  5. Bit planes: a global k-tile cp.async'ed into the plain and skewed bit-plane layouts; every
 //     lane extracts the index of each B fragment element via bfrag_bp_source.
+//  6. wgmma m64n32k16 (sm_90a) as the tcw kernel drives it: A from registers packed by the mma
+//     m16n8k16 A map per warp (warp w = rows 16 w..), B from a 32-token step tile laid out by
+//     tcv::tcw_b_byte and read through tcv::tcw_desc (+ 16 per sub-step), D decoded by tcv's
+//     accumulator map: must equal the exact CPU product for sub-steps 0, 3 and 7.
 // Each check names the first mismatching lane / register.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -26,6 +30,7 @@
 #include "kbit/format.h"
 #include "kbit/fragment.h"
 #include "kbit/smem_layout.h"
+#include "kbit/tcv_map.h"
 #include "probe.h"
 
 namespace kbit::fragcheck {
@@ -525,6 +530,94 @@ Check probe_bp(int k, bool skewed) {
   return c;
 }
 
+// ---- 6. wgmma m64n32k16: register A, B through tcw's descriptor ----------------------------------
+constexpr int kWgTokens = 32;
+constexpr int kWgTileHalves = kWgTokens * tcv::kStepK;  // one 128-k step of 32 tokens (8 KB)
+
+// One warpgroup: stage the step tile, one wgmma on sub-step `sub`, write the accumulators. Without
+// sm_90a the kernel writes a NaN sentinel and the host reports the probe as not runnable.
+__global__ void wgmma_probe(const uint32_t* a, const uint16_t* tile, int sub, float* d) {
+  __shared__ alignas(128) uint16_t s[kWgTileHalves];
+  const int t = threadIdx.x;
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  for (int i = t; i < kWgTileHalves; i += 128) s[i] = tile[i];
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  __syncthreads();
+  uint32_t ar[4];
+  for (int i = 0; i < 4; ++i) ar[i] = a[t * 4 + i];
+  float c[16];
+  for (int i = 0; i < 16; ++i) c[i] = 0.0f;
+  const uint64_t desc = tcv::tcw_desc(smem_u32(s)) + 16ull * static_cast<uint64_t>(sub);
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+  asm volatile(
+      "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "
+      "%12, %13, %14, %15}, {%16, %17, %18, %19}, %20, 1, 1, 1, 0;\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3]), "+f"(c[4]), "+f"(c[5]), "+f"(c[6]), "+f"(c[7]), "+f"(c[8]),
+        "+f"(c[9]), "+f"(c[10]), "+f"(c[11]), "+f"(c[12]), "+f"(c[13]), "+f"(c[14]), "+f"(c[15])
+      : "r"(ar[0]), "r"(ar[1]), "r"(ar[2]), "r"(ar[3]), "l"(desc));
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+  for (int i = 0; i < 16; ++i) d[t * 16 + i] = c[i];
+#else
+  (void)a, (void)tile, (void)sub, (void)s;
+  for (int i = 0; i < 16; ++i) d[t * 16 + i] = __int_as_float(0x7FC00000);
+#endif
+}
+
+Check probe_wgmma(int sub) {
+  Check c = make_check("gpu", format_msg("wgmma m64n32k16 A=registers (mma A map per warp), B=tcw tile sub-step %d == model", sub));
+  std::mt19937 rng(11 + sub);
+  auto ri = [&] { return float(int(rng() % 9) - 4); };
+  for (int pattern = 0; pattern < 2; ++pattern) {
+    // A 64 x 16 (weight row, k-slot), B 16 x 32 (k-slot, token): small integers, exact in f16/f32.
+    // pattern 0: random; pattern 1: A = codes, B selects k-slot (token % 16) -> D = A column.
+    std::vector<float> A(64 * 16), B(16 * kWgTokens, 0.0f);
+    for (int m = 0; m < 64; ++m)
+      for (int j = 0; j < 16; ++j) A[size_t(m * 16 + j)] = pattern == 0 ? ri() : float((m * 16 + j) % 61 - 30);
+    for (int j = 0; j < 16; ++j)
+      for (int n = 0; n < kWgTokens; ++n) B[size_t(j * kWgTokens + n)] = pattern == 0 ? ri() : float(j == n % 16);
+    std::vector<uint32_t> a(128 * 4);
+    for (int t = 0; t < 128; ++t)
+      for (int reg = 0; reg < 4; ++reg) {
+        uint32_t v = 0;
+        for (int h = 0; h < 2; ++h) {
+          const RowCol rc = frag::mma_a(t % 32, reg, h);
+          v |= uint32_t(to_bits(A[size_t((16 * (t / 32) + rc.row) * 16 + rc.col)], Elt::f16)) << (16 * h);
+        }
+        a[size_t(t * 4 + reg)] = v;
+      }
+    // The whole step tile: sub-step `sub` holds B, the others a value B never has (a read of the
+    // wrong sub-step shows).
+    std::vector<uint16_t> tile(kWgTileHalves, to_bits(7.0f, Elt::f16));
+    for (int n = 0; n < kWgTokens; ++n)
+      for (int j = 0; j < 16; ++j) tile[size_t(tcv::tcw_b_byte(n, sub, j) / 2)] = to_bits(B[size_t(j * kWgTokens + n)], Elt::f16);
+    DevBuf<uint32_t> da(a);
+    DevBuf<uint16_t> dt(tile);
+    DevBuf<float> dd(128 * 16);
+    dd.poison();
+    wgmma_probe<<<1, 128>>>(da.p, dt.p, sub, dd.p);
+    ck(cudaGetLastError(), "launch wgmma_probe");
+    const auto d = dd.get();
+    if (std::isnan(d[0])) {
+      fail_check(c, "not built for sm_90a (the probe kernel has no wgmma): build with KBIT_CUDA_ARCHS=90a");
+      return c;
+    }
+    for (int t = 0; t < 128; ++t)
+      for (int i = 0; i < 16; ++i) {
+        ++c.cases;
+        const int lane = t % 32, r = i % 4, tt = i / 4;
+        const int m = 16 * (t / 32) + tcv::c_row(lane, r);
+        const int n = 8 * tt + (g_inject ? tcv::c_token(lane, r ^ 1) : tcv::c_token(lane, r));
+        double want = 0;
+        for (int j = 0; j < 16; ++j) want += double(A[size_t(m * 16 + j)]) * B[size_t(j * kWgTokens + n)];
+        if (!(double(d[size_t(t * 16 + i)]) == want))
+          fail_check(c, format_msg("pattern %d: thread %d acc %d = D(%d, %d): got %g, want %g", pattern, t, i, m, n,
+                                   double(d[size_t(t * 16 + i)]), want));
+      }
+  }
+  return c;
+}
+
 }  // namespace
 
 std::vector<Check> run_gpu_probes(GpuInfo& info, bool inject_fault) {
@@ -572,6 +665,8 @@ std::vector<Check> run_gpu_probes(GpuInfo& info, bool inject_fault) {
   run([] { return probe_chain<Elt::bf16>(2); });
   for (int k = kMinBits; k <= kMaxBits; ++k)
     for (bool skewed : {false, true}) run([&] { return probe_bp(k, skewed); });
+  if (prop.major == 9 && prop.minor == 0)  // wgmma exists on sm_90 only
+    for (int sub : {0, 3, 7}) run([&] { return probe_wgmma(sub); });
   return out;
 }
 
