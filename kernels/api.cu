@@ -153,19 +153,16 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
   if (M <= 16) return M > 8 && tcw_supported() && w.N >= 8192 && weights >= 200.0e6 ? Kernel::tcw : Kernel::tcv;
   // tcw (wgmma) against mma and dequantize + cuBLAS, kbit-bench on the H100 (bench/results/
-  // 2026-11-25-h100-tcw, all 27 block shapes): it wins where its 128-row CTAs fill the GPU -- wide
-  // weights (large N) at any M up to 512, large ones at small M -- e.g. Llama-3-70B gate_up
-  // M = 128 325 vs 886 us, M = 512 891 vs 1167 -- and loses on narrow or small weights (too few
-  // CTAs: split-K partials cost more than they save) and from M = 1024 on. The bounds below are
-  // the crossovers of that run; at M = 9..16 it beat tcv only on the two largest shapes (>= 200 M
-  // weights: Llama-3-70B gate_up 205 vs 239 us, down 122 vs 128).
+  // 2026-11-25-h100-tcw, all 27 block shapes, tcw with its split-K reduction kernel): it wins or
+  // ties at M = 17..128 on every shape except short rows on narrow weights (K <= 512, N < 8192:
+  // Qwen3 shared_expert.down, 4 steps per row), at M <= 256 from 16 M weights, at M <= 512 on
+  // >= 60 M weights with N >= 4096 (Llama-3-70B q/o/down/gate_up, 8B gate_up), and loses from
+  // M = 1024 on. At M = 9..16 it beat tcv only on the two largest shapes (>= 200 M weights:
+  // Llama-3-70B gate_up 205 vs 239 us, down 122 vs 128).
   if (tcw_supported()) {
-    const int64_t N = w.N;
-    if (M <= 32 && (weights >= 16.0e6 || (N >= 5120 && weights >= 3.5e6))) return Kernel::tcw;
-    if (M <= 64 && ((N >= 5120 && weights >= 3.5e6) || (N >= 4096 && weights >= 50.0e6))) return Kernel::tcw;
-    if (M <= 128 && N >= 8192 && weights >= 4.0e6) return Kernel::tcw;
-    if (M <= 256 && N >= 8192 && weights >= 16.0e6) return Kernel::tcw;
-    if (M <= 512 && N >= 8192 && weights >= 60.0e6) return Kernel::tcw;
+    if (M <= 128 && !(w.K <= 512 && w.N < 8192)) return Kernel::tcw;
+    if (M <= 256 && weights >= 16.0e6) return Kernel::tcw;
+    if (M <= 512 && weights >= 60.0e6 && w.N >= 4096) return Kernel::tcw;
   }
   if (!have_cublas) return Kernel::mma;
   // Above M = 16, mma against dequantize + cuBLAS in the same sweep (2026-11-23-h100-tcv, all 27

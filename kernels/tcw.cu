@@ -12,7 +12,7 @@
 // rows g, g + 8, block q of each step, as in tcv with kw = 1). Both warpgroups read the same
 // activation tile (2 or 3 stages). Per step: decode (registers) -> wait for the tile and for the
 // previous step's wgmma -> barrier -> issue the copy of a later tile -> 8 wgmma (one per 16-k
-// sub-step) -> commit. Grid: row tiles x token tiles x K splits (split-K fixup of common.cuh).
+// sub-step) -> commit. Grid: row tiles x token tiles x K splits (fp32 partials summed by tcw_reduce_kernel).
 // Numerics equal tcv's: W' = cb * scale in fp32 rounded once to the activation type, fp32 sums.
 //
 // wgmma needs sm_90a (build with KBIT_CUDA_ARCHS=90a, the default); elsewhere the kernel body is
@@ -271,18 +271,26 @@ __global__ void __launch_bounds__(TcwCfg<MN>::kThreads, TcwCfg<MN>::kMinBlocks)
     each([&](int i, int64_t n, int token) { C[token * N + n] = Tr::from_float(acc[i]); });
     return;
   }
+  // Split K: this slice's fp32 partial; tcw_reduce_kernel sums the slices in order afterwards.
   const int64_t MNs = static_cast<int64_t>(M) * N;
   each([&](int i, int64_t n, int token) { sk.partials[blockIdx.z * MNs + token * N + n] = acc[i]; });
-  if (!splitk_arrive(sk, blockIdx.y * gridDim.x + blockIdx.x)) return;
-  each([&](int, int64_t n, int token) {
-    float v = 0.0f;
-    for (int sl = 0; sl < sk.splits; ++sl) v += __ldcg(sk.partials + sl * MNs + token * N + n);
-    C[token * N + n] = Tr::from_float(v);
-  });
 #else
   (void)Ap, (void)C, (void)M, (void)w, (void)sk;
   __trap();  // not built for sm_90a: launch_tcw refuses before launching
 #endif
+}
+
+// C = sum of the split-K slices in slice order (deterministic), one thread per output element: a
+// separate launch instead of the last-arriving CTA summing its tile alone, so the whole GPU reduces.
+template <Act ACT>
+__global__ void __launch_bounds__(256) tcw_reduce_kernel(const float* __restrict__ partials,
+                                                         typename ActTraits<ACT>::T* __restrict__ C, int64_t elems,
+                                                         int splits) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= elems) return;
+  float v = 0.0f;
+  for (int sl = 0; sl < splits; ++sl) v += __ldcg(partials + sl * elems + i);
+  C[i] = ActTraits<ACT>::from_float(v);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -327,10 +335,10 @@ int blocks_per_sm(int mn, int bits) {
   });
 }
 
-// Split K only to fill the GPU: the fewest slices whose CTAs cover the resident slots (each slice
-// >= 4 steps), and fewer while the fp32 partials (written and read back once each) would exceed a
-// quarter of the weight bytes. Splitting to fill the GPU regardless measured slower on most shapes
-// (the last CTA of a tile sums every slice alone: Llama-3-70B q_proj M = 256 142 -> 211 us).
+// Split K when the tiles leave SMs idle: as many slices as still fit in one wave of resident
+// slots (rounding up to cover them started a second, short wave: Qwen3 dense.gate_up M = 64,
+// 80 tiles -> 2 slices, 21 -> 26 us), each slice >= 2 steps, with the fp32 partials (written once,
+// read once by tcw_reduce_kernel) within 32 MB so that their round trip stays in the 50 MB L2.
 TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   TcwPlan p;
   p.mn = tcw_mn(M);
@@ -340,9 +348,8 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   p.permuted_bytes = (static_cast<size_t>(p.tok_tiles) * steps * p.mn * kTileBytesPerToken + 255) / 256 * 256;
   const int64_t slots = static_cast<int64_t>(blocks_per_sm(p.mn, w.bits)) * device_sm_count();
   const int64_t ctas = p.row_tiles * p.tok_tiles;
-  int64_t splits = std::min<int64_t>((slots + ctas - 1) / ctas, std::max<int64_t>(1, steps / 4));
-  const double weight_bytes = static_cast<double>(w.N) * w.K * (w.bits / 8.0 + 1.0 / 32);
-  while (splits > 1 && 2.0 * splits * M * w.N * 4 > 0.25 * weight_bytes) --splits;
+  int64_t splits = std::min<int64_t>(std::max<int64_t>(1, slots / ctas), std::max<int64_t>(1, steps / 2));
+  while (splits > 1 && static_cast<double>(splits) * M * w.N * 4 > 32.0e6) --splits;
   p.splits = static_cast<int>(std::clamp<int64_t>(splits, 1, 65535));
   return p;
 }
@@ -360,6 +367,10 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, SplitK sk, uint4* pe
     return e;
   const dim3 grid(static_cast<unsigned>(p.row_tiles), static_cast<unsigned>(p.tok_tiles), static_cast<unsigned>(p.splits));
   kern<<<grid, TcwCfg<MN>::kThreads, bytes, a.stream>>>(permuted, static_cast<T*>(a.C), static_cast<int>(a.M), a.w, sk);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || p.splits == 1) return e;
+  const int64_t elems = a.M * a.w.N;
+  tcw_reduce_kernel<ACT><<<static_cast<unsigned>((elems + 255) / 256), 256, 0, a.stream>>>(sk.partials, static_cast<T*>(a.C),
+                                                                                          elems, p.splits);
   return cudaGetLastError();
 }
 
@@ -381,12 +392,12 @@ cudaError_t launch_k(const LinearArgs& a, const TcwPlan& p, SplitK sk, uint4* pe
 
 }  // namespace
 
-// Workspace: [permuted activations][split-K counters][fp32 partials].
+// Workspace: [permuted activations][fp32 split-K partials].
 size_t tcw_workspace_bytes(int64_t M, const TiledView& w) {
   const TcwPlan p = tcw_plan(M, w);
   size_t bytes = p.permuted_bytes;
   if (p.splits > 1)
-    bytes += splitk_counter_bytes(p.row_tiles * p.tok_tiles) + static_cast<size_t>(p.splits) * M * w.N * sizeof(float);
+    bytes += static_cast<size_t>(p.splits) * M * w.N * sizeof(float);
   return bytes;
 }
 
@@ -414,8 +425,7 @@ cudaError_t launch_tcw(const LinearArgs& a) {
   SplitK sk;
   sk.splits = p.splits;
   if (p.splits > 1) {
-    sk.counters = reinterpret_cast<uint32_t*>(ws + p.permuted_bytes);
-    sk.partials = reinterpret_cast<float*>(ws + p.permuted_bytes + splitk_counter_bytes(p.row_tiles * p.tok_tiles));
+    sk.partials = reinterpret_cast<float*>(ws + p.permuted_bytes);
   }
   uint4* permuted = reinterpret_cast<uint4*>(ws);
   return a.act == Act::f16 ? launch_k<Act::f16>(a, p, sk, permuted) : launch_k<Act::bf16>(a, p, sk, permuted);
