@@ -151,18 +151,22 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   // goes to tcv because gemv's cost grows by one FMA per weight and row.
   if (M <= 2) return w.K <= 512 ? Kernel::tcv : Kernel::gemv;
   const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
-  if (M <= 16) return M > 8 && tcw_supported() && w.N >= 8192 && weights >= 200.0e6 ? Kernel::tcw : Kernel::tcv;
-  // tcw (wgmma) against mma and dequantize + cuBLAS, kbit-bench on the H100 (bench/results/
-  // 2026-11-25-h100-tcw, all 27 block shapes, tcw with its split-K reduction kernel): it wins or
-  // ties at M = 17..128 on every shape except short rows on narrow weights (K <= 512, N < 8192:
-  // Qwen3 shared_expert.down, 4 steps per row), at M <= 256 from 16 M weights, at M <= 512 on
-  // >= 60 M weights with N >= 4096 (Llama-3-70B q/o/down/gate_up, 8B gate_up), and loses from
-  // M = 1024 on. At M = 9..16 it beat tcv only on the two largest shapes (>= 200 M weights:
-  // Llama-3-70B gate_up 205 vs 239 us, down 122 vs 128).
-  if (tcw_supported()) {
-    if (M <= 128 && !(w.K <= 512 && w.N < 8192)) return Kernel::tcw;
-    if (M <= 256 && weights >= 16.0e6) return Kernel::tcw;
-    if (M <= 512 && weights >= 60.0e6 && w.N >= 4096) return Kernel::tcw;
+  // tcw (wgmma) against tcv, mma and dequantize + cuBLAS, kbit-bench on the H100 (bench/results/
+  // 2026-11-25-h100-tcw, record at cb1aad7, all 27 block shapes): from M = 16 it beats tcv on
+  // every shape with K >= 1024 (Llama-3-8B q_proj 13.4 vs 20.0 us) except GLM shared_experts.gate_up
+  // (N = 20480, 42 M weights: 0.95x); up to M = 64 it beats everything but short rows on narrow
+  // weights (K <= 512, N < 8192: Qwen3 shared_expert.down); at M = 65..128 from 4 M weights, at
+  // 129..256 from 8 M, at 257..512 on long rows (K >= 5120) from 8 M or from 40 M weights; from
+  // M = 1024 dequantize + cuBLAS is faster. M = 9..15 share M = 16's tiles in both kernels.
+  const bool tcw_ok = tcw_supported();
+  if (M <= 8) return Kernel::tcv;
+  if (M <= 16)
+    return tcw_ok && w.K >= 1024 && (w.N < 16384 || weights >= 100.0e6) ? Kernel::tcw : Kernel::tcv;
+  if (tcw_ok) {
+    if (M <= 64 && !(w.K <= 512 && w.N < 8192)) return Kernel::tcw;
+    if (M <= 128 && weights >= 4.0e6) return Kernel::tcw;
+    if (M <= 256 && weights >= 8.0e6) return Kernel::tcw;
+    if (M <= 512 && ((w.K >= 5120 && weights >= 8.0e6) || weights >= 40.0e6)) return Kernel::tcw;
   }
   if (!have_cublas) return Kernel::mma;
   // Above M = 16, mma against dequantize + cuBLAS in the same sweep (2026-11-23-h100-tcv, all 27
