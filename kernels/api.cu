@@ -152,16 +152,16 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   if (M <= 2) return w.K <= 512 ? Kernel::tcv : Kernel::gemv;
   const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
   // tcw (wgmma) against tcv, mma and dequantize + cuBLAS, kbit-bench on the H100 (bench/results/
-  // 2026-11-25-h100-tcw, record at cb1aad7, all 27 block shapes): from M = 16 it beats tcv on
-  // every shape with K >= 1024 (Llama-3-8B q_proj 13.4 vs 20.0 us) except GLM shared_experts.gate_up
-  // (N = 20480, 42 M weights: 0.95x); up to M = 64 it beats everything but short rows on narrow
+  // 2026-11-25-h100-tcw, records at cb1aad7 and 7c958a1, all 27 block shapes): from M = 16 it beats
+  // tcv on every shape with K > 512 (Llama-3-8B q_proj 13.4 vs 20.0 us, GLM q_b_proj, K = 768, 8.4
+  // vs 10.6) except GLM shared_experts.gate_up (N = 20480, 42 M weights: 0.95x); up to M = 64 it beats everything but short rows on narrow
   // weights (K <= 512, N < 8192: Qwen3 shared_expert.down); at M = 65..128 from 4 M weights, at
   // 129..256 from 8 M, at 257..512 on long rows (K >= 5120) from 8 M or from 40 M weights; from
   // M = 1024 dequantize + cuBLAS is faster. M = 9..15 share M = 16's tiles in both kernels.
   const bool tcw_ok = tcw_supported();
   if (M <= 8) return Kernel::tcv;
   if (M <= 16)
-    return tcw_ok && w.K >= 1024 && (w.N < 16384 || weights >= 100.0e6) ? Kernel::tcw : Kernel::tcv;
+    return tcw_ok && w.K > 512 && (w.N < 16384 || weights >= 100.0e6) ? Kernel::tcw : Kernel::tcv;
   if (tcw_ok) {
     if (M <= 64 && !(w.K <= 512 && w.N < 8192)) return Kernel::tcw;
     if (M <= 128 && weights >= 4.0e6) return Kernel::tcw;
