@@ -137,20 +137,7 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
   uint32_t wn[2][KB];
   uint8_t sn[2];
   auto fetch = [&](int64_t step) {  // then advance the pointers by kw steps
-    const bool kt_ok = step < se && 2 * step + q / 2 < ktiles;
-#pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      if (kt_ok && row_ok[j]) {
-        load_block_words<KB>(pw[j], wn[j]);
-        sn[j] = __ldg(pa[j]);
-      } else {
-#pragma unroll
-        for (int b = 0; b < KB; ++b) wn[j][b] = 0u;
-        sn[j] = 0;  // decodes to 0.0f
-      }
-      pw[j] += w_step;
-      pa[j] += a_step;
-    }
+    fetch_block_pair<KB>(step < se && 2 * step + q / 2 < ktiles, row_ok, pw, pa, w_step, a_step, wn, sn);
   };
 
   const uint32_t cb_base = static_cast<uint32_t>(__cvta_generic_to_shared(sm.cb));

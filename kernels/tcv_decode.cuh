@@ -13,6 +13,28 @@ __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
   return *reinterpret_cast<const uint32_t*>(&v);
 }
 
+// The k bit-plane words and absmax byte of the lane's block in rows g and g + 8 (j = 0, 1) of one
+// step, zeros (decoding to 0.0f) unless `ok` (the step is in range) and row_ok[j]; then both
+// pointers advance by one of the caller's steps (w_step words, a_step bytes).
+template <int KB>
+__device__ __forceinline__ void fetch_block_pair(bool ok, const bool (&row_ok)[2], const uint32_t* (&pw)[2],
+                                                 const uint8_t* (&pa)[2], int64_t w_step, int64_t a_step,
+                                                 uint32_t (&wn)[2][KB], uint8_t (&sn)[2]) {
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    if (ok && row_ok[j]) {
+      load_block_words<KB>(pw[j], wn[j]);
+      sn[j] = __ldg(pa[j]);
+    } else {
+#pragma unroll
+      for (int b = 0; b < KB; ++b) wn[j][b] = 0u;
+      sn[j] = 0;  // decodes to 0.0f
+    }
+    pw[j] += w_step;
+    pa[j] += a_step;
+  }
+}
+
 // k >= 4: the A fragment of mma i (0..7) from block_offsets' E/O words of rows g (j = 0) and g + 8
 // (j = 1), read from the 256-byte aligned shared codebook at `cb_base` and scaled by sc[j].
 // kPrmtLast (tcw): pack the two halves swapped and swap them back with a PRMT, so that the

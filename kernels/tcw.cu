@@ -140,20 +140,7 @@ __global__ void __launch_bounds__(TcwCfg<MN>::kThreads, TcwCfg<MN>::kMinBlocks)
   uint32_t wn[2][KB];
   uint8_t sn[2];
   auto fetch = [&](int64_t step) {
-    const bool kt_ok = step < se && 2 * step + q / 2 < ktiles;
-#pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      if (kt_ok && row_ok[j]) {
-        load_block_words<KB>(pw[j], wn[j]);
-        sn[j] = __ldg(pa[j]);
-      } else {
-#pragma unroll
-        for (int b = 0; b < KB; ++b) wn[j][b] = 0u;
-        sn[j] = 0;  // decodes to 0.0f
-      }
-      pw[j] += w_step;
-      pa[j] += a_step;
-    }
+    fetch_block_pair<KB>(step < se && 2 * step + q / 2 < ktiles, row_ok, pw, pa, w_step, a_step, wn, sn);
   };
 
   __syncthreads();  // codebook and scales staged
