@@ -173,9 +173,10 @@ template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
 // ---------------------------------------------------------------------------------------------
-// Split-K fixup. Workspace = [counters: one uint32 per output tile][partials: splits x M x N
-// fp32]. Each slice writes its fp32 partial tile; the last slice of a tile to arrive (atomic
-// counter) sums all slices in slice order (deterministic), writes C and resets the counter to 0,
+// Split-K fixup (gemv, tcv, mma; tcw sums its partials with a separate kernel instead, tcw.cu).
+// Workspace = [counters: one uint32 per output tile][partials: splits x M x N fp32]. Each slice
+// writes its fp32 partial tile; the last slice of a tile to arrive (atomic counter) sums all
+// slices in slice order (deterministic), writes C and resets the counter to 0,
 // so the counters stay zero between calls (the workspace must be zeroed once after allocation).
 struct SplitK {
   uint32_t* counters = nullptr;

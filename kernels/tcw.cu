@@ -1,4 +1,4 @@
-// Tensor-core GEMM on Hopper's wgmma for M >= 17 ("tcw"): tcv's register decode feeds wgmma
+// Tensor-core GEMM on Hopper's wgmma, any M (dispatch: M = 9..512) ("tcw"): tcv's register decode feeds wgmma
 // m64nNk16 as its A operand (weights, from registers), the activations are its B operand (tokens =
 // wgmma's N, from shared memory), and the asynchronous wgmma of one step runs on the tensor cores
 // while the warps decode the next step. Each weight is decoded once per CTA for up to 256 tokens.
@@ -10,13 +10,15 @@
 //
 // CTA: 2 warpgroups = 8 warps = 128 weight rows; warp w owns rows 16 w .. 16 w + 15 (lane (g, q):
 // rows g, g + 8, block q of each step, as in tcv with kw = 1). Both warpgroups read the same
-// activation tile (2 or 3 stages). Per step: decode (registers) -> wait for the tile and for the
-// previous step's wgmma -> barrier -> issue the copy of a later tile -> 8 wgmma (one per 16-k
-// sub-step) -> commit. Grid: row tiles x token tiles x K splits (fp32 partials summed by tcw_reduce_kernel).
+// activation tile (3 stages; 2 at MN = 256). Per step (k >= 4): decode the fragments of sub-steps
+// 0..3 -> wait for the step's tile and for the previous step's wgmma -> barrier -> start a later
+// tile's copy -> 4 wgmma (one per 16-k sub-step), one commit group -> decode sub-steps 4..7 -> 4
+// wgmma, a second group; k = 2, 3 decode the whole step first and issue 8 wgmma as one group.
+// Grid: row tiles x token tiles x K splits (fp32 partials summed by tcw_reduce_kernel).
 // Numerics equal tcv's: W' = cb * scale in fp32 rounded once to the activation type, fp32 sums.
 //
-// wgmma needs sm_90a (build with KBIT_CUDA_ARCHS=90a, the default); elsewhere the kernel body is
-// empty and the launcher reports cudaErrorInvalidDeviceFunction.
+// wgmma needs sm_90a (build with KBIT_CUDA_ARCHS=90a, the default); elsewhere the kernel body
+// traps, and linear() refuses Kernel::tcw with bad_kernel before any launch (tcw_available()).
 #include <algorithm>
 
 #include "common.cuh"
@@ -298,8 +300,11 @@ int tcw_blocks_per_sm() {
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 1;
   if (cache[dev] == 0) {
+    // The dynamic shared-memory opt-in first: above 48 KB the occupancy query needs it.
     int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, tcw_kernel<ACT, KB, MN>, TcwCfg<MN>::kThreads, TcwCfg<MN>::kSmem) !=
+    if (cudaFuncSetAttribute(tcw_kernel<ACT, KB, MN>, cudaFuncAttributeMaxDynamicSharedMemorySize, TcwCfg<MN>::kSmem) !=
+            cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, tcw_kernel<ACT, KB, MN>, TcwCfg<MN>::kThreads, TcwCfg<MN>::kSmem) !=
             cudaSuccess ||
         n < 1)
       n = 1;

@@ -470,6 +470,21 @@ TEST_CASE("gpu: linear reports violated preconditions") {
   a.w.K = 128;
   a.A = static_cast<const char*>(a.A) + 2;
   CHECK(gpu::linear(a) == gpu::Status::misaligned);
+  // The workspace is read and written as 16-byte vectors (tcw's permuted activations, partials).
+  a.A = A.p;
+  a.kernel = gpu::Kernel::dequant_cublas;
+  const size_t need = gpu::linear_workspace_bytes(a.M, a.w, a.act, a.kernel);
+  DeviceBuf<uint8_t> ws(need + 16);
+  a.workspace = ws.p + 8;
+  a.workspace_bytes = need + 8;
+  CHECK(gpu::linear(a) == gpu::Status::misaligned);
+  CHECK(std::string(gpu::status_message()).find("16-byte") != std::string::npos);
+  // tcw's grid bounds M (256-token tiles, 65535 of them); refused before any launch or allocation.
+  a.workspace = nullptr;
+  a.workspace_bytes = 0;
+  a.kernel = gpu::Kernel::tcw;
+  a.M = 65535LL * 256 + 1;
+  CHECK(gpu::linear(a) == gpu::Status::bad_kernel);
 }
 
 int main(int argc, char** argv) {

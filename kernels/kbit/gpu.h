@@ -70,15 +70,16 @@ struct LinearArgs {
   Act act = Act::f16;
   TiledView w;                 // device pointers; w.E must be 1
   Kernel kernel = Kernel::automatic;
-  void* workspace = nullptr;   // device memory, linear_workspace_bytes() bytes
+  void* workspace = nullptr;   // device memory, linear_workspace_bytes() bytes, 16-byte aligned
   size_t workspace_bytes = 0;
   cublasHandle_t cublas = nullptr;  // needed only by dequant_cublas (its stream is set per call)
   cudaStream_t stream = nullptr;
 };
 
 // Workspace for `kernel` (automatic: enough for whatever dispatch chooses, with or without a cuBLAS
-// handle) at this M and weight. The split-K kernels keep a few counters in it: zero the workspace once after
-// allocating it (cudaMemset); every call leaves the counters at zero again. One workspace must not
+// handle) at this M and weight. The split-K kernels gemv, tcv and mma keep a few counters in it: zero the
+// workspace once after allocating it (cudaMemset); every call leaves the counters at zero again (tcw
+// keeps its permuted activations and fp32 partials there and needs no zeroing). One workspace must not
 // be used by two calls running concurrently on different streams.
 size_t linear_workspace_bytes(int64_t M, const TiledView& w, Act act, Kernel kernel = Kernel::automatic);
 Status linear(const LinearArgs& args);
