@@ -150,19 +150,20 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   // ones, and it beats mma at M = 4..16 on every catalogue shape. M = 3 is not in the sweep; it
   // goes to tcv because gemv's cost grows by one FMA per weight and row.
   if (M <= 2) return w.K <= 512 ? Kernel::tcv : Kernel::gemv;
+  if (M <= 8) return Kernel::tcv;
   const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
   // tcw (wgmma) against tcv, mma and dequantize + cuBLAS, kbit-bench on the H100 (bench/results/
   // 2026-11-25-h100-tcw, records at cb1aad7 and 7c958a1, all 27 block shapes): from M = 16 it beats
   // tcv on every shape with K > 512 (Llama-3-8B q_proj 13.4 vs 20.0 us, GLM q_b_proj, K = 768, 8.4
-  // vs 10.6) except GLM shared_experts.gate_up (N = 20480, 42 M weights: 0.95x); up to M = 64 it beats everything but short rows on narrow
-  // weights (K <= 512, N < 8192: Qwen3 shared_expert.down); at M = 65..128 from 4 M weights, at
-  // 129..256 from 8 M, at 257..512 on long rows (K >= 5120) from 8 M or from 40 M weights; from
-  // M = 1024 dequantize + cuBLAS is faster. M = 9..15 share M = 16's tiles in both kernels. The
-  // M = 9..16 exclusion (N >= 16384 below 100 M weights) is the narrowest bound that keeps GLM's
-  // shared_experts.gate_up (20480 x 2048) on tcv and Llama-3-8B / 70B gate_up (28672 x 4096, 117 M;
-  // 57344 x 8192) on tcw; no catalogue shape lies between them.
+  // vs 10.6) except GLM shared_experts.gate_up (N = 20480, 42 M weights: 0.95x); up to M = 64 it
+  // beats everything but short rows on narrow weights (K <= 512, N < 8192: Qwen3
+  // shared_expert.down); at M = 65..128 from 4 M weights, at 129..256 from 8 M, at 257..512 on long
+  // rows (K >= 5120) from 8 M or from 40 M weights; from M = 1024 dequantize + cuBLAS is faster.
+  // M = 9..15 share M = 16's tiles in both kernels. The M = 9..16 exclusion (N >= 16384 below 100 M
+  // weights) is the narrowest bound that keeps GLM's shared_experts.gate_up (20480 x 2048) on tcv
+  // and Llama-3-8B / 70B gate_up (28672 x 4096, 117 M; 57344 x 8192) on tcw; no catalogue shape
+  // lies between them.
   const bool tcw_ok = tcw_supported();
-  if (M <= 8) return Kernel::tcv;
   if (M <= 16)
     return tcw_ok && w.K > 512 && (w.N < 16384 || weights >= 100.0e6) ? Kernel::tcw : Kernel::tcv;
   if (tcw_ok) {
@@ -197,7 +198,7 @@ size_t linear_workspace_bytes(int64_t M, const TiledView& w, Act act, Kernel ker
     case Kernel::gemv: return M >= 1 && M <= 4 ? detail::gemv_workspace_bytes(M, w) : 0;
     case Kernel::mma: return M >= 1 ? detail::mma_workspace_bytes(M, w) : 0;
     case Kernel::tcv: return M >= 1 && M <= 16 ? detail::tcv_workspace_bytes(M, w, act) : 0;
-    case Kernel::tcw: return M >= 1 && M <= 65535LL * 256 ? detail::tcw_workspace_bytes(M, w) : 0;
+    case Kernel::tcw: return M >= 1 && M <= detail::kTcwMaxM ? detail::tcw_workspace_bytes(M, w) : 0;
     case Kernel::dequant_cublas: return static_cast<size_t>(w.N) * w.K * 2;
     default: return 0;
   }
@@ -228,9 +229,9 @@ Status linear(const LinearArgs& a) {
       e = detail::launch_tcv(a);
       break;
     case Kernel::tcw:
-      if (a.M > 65535LL * 256)
-        return fail(Status::bad_kernel, "kernel tcw takes M <= 16776960 (256-token tiles on a 65535-row grid), got M = " +
-                                            std::to_string(a.M));
+      if (a.M > detail::kTcwMaxM)
+        return fail(Status::bad_kernel, "kernel tcw takes M <= " + std::to_string(detail::kTcwMaxM) +
+                                            " (256-token tiles on a 65535-row grid), got M = " + std::to_string(a.M));
       if (!detail::tcw_available())
         return fail(Status::bad_kernel, "kernel tcw needs a build for sm_90a (KBIT_CUDA_ARCHS=90a) and an sm_90 GPU (H100/H200)");
       e = detail::launch_tcw(a);

@@ -140,15 +140,19 @@ R with_bits(int bits, R otherwise, F&& f) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Resident CTAs per SM of kernel `kern` at `threads` threads per CTA and no dynamic shared memory,
-// cached per device (the launchers size grids and split-K from it); 1 if the query fails.
+// Resident CTAs per SM of kernel `kern` at `threads` threads per CTA and `smem` bytes of dynamic
+// shared memory, cached per device (the launchers size grids and split-K from it); 1 if the query
+// fails. Above 48 KB the kernel's opt-in is set first (the query needs it).
 template <typename Kern>
-int cached_blocks_per_sm(Kern kern, int threads, int (&cache)[64]) {
+int cached_blocks_per_sm(Kern kern, int threads, int (&cache)[64], int smem = 0) {
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 1;
   if (cache[dev] == 0) {
     int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, threads, 0) != cudaSuccess || n < 1) n = 1;
+    if ((smem > 48 * 1024 &&
+         cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess) ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, threads, smem) != cudaSuccess || n < 1)
+      n = 1;
     cache[dev] = n;
   }
   return cache[dev];

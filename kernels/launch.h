@@ -23,9 +23,10 @@ cudaError_t launch_tcv(const LinearArgs& a);
 // Grouped tensor-core GEMV: any rows per expert (work items of 8 or 16 rows).
 cudaError_t launch_grouped_tcv(const MoeArgs& a);
 
-// Tensor-core GEMM on wgmma (sm_90a builds on sm_90 devices only: tcw_available), any M; the
-// workspace holds the permuted activations and the split-K partials.
+// Tensor-core GEMM on wgmma (sm_90a builds on sm_90 devices only: launch only where
+// tcw_available(), M <= kTcwMaxM); the workspace holds the permuted activations and the split-K partials.
 bool tcw_available();
+inline constexpr int64_t kTcwMaxM = 65535LL * 256;  // 256-token tiles on a grid of 65535 rows
 size_t tcw_workspace_bytes(int64_t M, const TiledView& w);
 cudaError_t launch_tcw(const LinearArgs& a);
 

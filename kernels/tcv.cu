@@ -115,13 +115,7 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
   const int64_t first = sb + ks;
   const uint32_t* pw[2];
   const uint8_t* pa[2];
-#pragma unroll
-  for (int j = 0; j < 2; ++j) {
-    const int64_t n = row_ok[j] ? (j ? n_hi : n_lo) : 0;
-    const int64_t blk = ((2 * first + q / 2) * N + n) * kBlocksPerTile + (q & 1);
-    pw[j] = packed + blk * KB;
-    pa[j] = absmax + blk;
-  }
+  block_pair_pointers<KB>(packed, absmax, N, n_lo, n_hi, q, first, row_ok, pw, pa);
   const int64_t w_step = 2 * N * kBlocksPerTile * KB * kw, a_step = 2 * N * kBlocksPerTile * kw;
   const T* px[NT];
   bool tok_ok[NT];

@@ -13,6 +13,22 @@ __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
   return *reinterpret_cast<const uint32_t*>(&v);
 }
 
+// Pointers to the lane's block at step `first` (k-tile 2 first + q / 2, half q % 2) of rows n_lo
+// (j = 0) and n_hi (j = 1); a row past N (row_ok false) points at row 0 and is never read.
+template <int KB>
+__device__ __forceinline__ void block_pair_pointers(const uint32_t* packed, const uint8_t* absmax, int64_t N,
+                                                    int64_t n_lo, int64_t n_hi, int q, int64_t first,
+                                                    const bool (&row_ok)[2], const uint32_t* (&pw)[2],
+                                                    const uint8_t* (&pa)[2]) {
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    const int64_t n = row_ok[j] ? (j ? n_hi : n_lo) : 0;
+    const int64_t blk = ((2 * first + q / 2) * N + n) * kBlocksPerTile + (q & 1);
+    pw[j] = packed + blk * KB;
+    pa[j] = absmax + blk;
+  }
+}
+
 // The k bit-plane words and absmax byte of the lane's block in rows g and g + 8 (j = 0, 1) of one
 // step, zeros (decoding to 0.0f) unless `ok` (the step is in range) and row_ok[j]; then both
 // pointers advance by one of the caller's steps (w_step words, a_step bytes).

@@ -33,16 +33,14 @@ namespace {
 constexpr int kStepK = tcv::kStepK;       // 128 k per step
 constexpr int kTileBytesPerToken = kStepK * 2;
 
-// Warpgroups per CTA; each owns 64 weight rows and all of them read the same activation tile.
-// 3 at MN <= 64 (168 registers fit 384 threads) measured slower than 2 on the H100 (Llama-3-70B
-// gate_up M = 32: 282 vs 262 us; bench/results/2026-11-25-h100-tcw), so 2 everywhere.
-__host__ __device__ constexpr int tcw_warpgroups(int) { return 2; }
-__host__ __device__ constexpr int tcw_rows(int mn) { return 64 * tcw_warpgroups(mn); }
+// Two warpgroups per CTA, each owning 64 weight rows, both reading the same activation tile. Three
+// at MN <= 64 (168 registers fit 384 threads) measured slower on the H100 (Llama-3-70B gate_up
+// M = 32: 282 vs 262 us; bench/results/2026-11-25-h100-tcw).
+constexpr int kTcwThreads = 256;
+constexpr int kTcwRows = 128;  // weight rows per CTA
 
 template <int MN>
 struct TcwCfg {
-  static constexpr int kThreads = 128 * tcw_warpgroups(MN);
-  static constexpr int kRows = tcw_rows(MN);  // weight rows per CTA
   static constexpr int kStages = MN >= 256 ? 2 : 3;
   static constexpr int kStageBytes = MN * kTileBytesPerToken;
   static constexpr int kSmem = kStages * kStageBytes;
@@ -95,7 +93,7 @@ __global__ void __launch_bounds__(256) tcw_permute_kernel(const typename ActTrai
 }
 
 template <Act ACT, int KB, int MN>
-__global__ void __launch_bounds__(TcwCfg<MN>::kThreads, TcwCfg<MN>::kMinBlocks)
+__global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     tcw_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C, int M, TiledView w,
                SplitK sk) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -108,7 +106,7 @@ __global__ void __launch_bounds__(TcwCfg<MN>::kThreads, TcwCfg<MN>::kMinBlocks)
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
   const int64_t N = w.N, K = w.K;
-  const int64_t n_lo = static_cast<int64_t>(blockIdx.x) * Cfg::kRows + 16 * warp + g, n_hi = n_lo + 8;
+  const int64_t n_lo = static_cast<int64_t>(blockIdx.x) * kTcwRows + 16 * warp + g, n_hi = n_lo + 8;
   const int tok0 = static_cast<int>(blockIdx.y) * MN;
   const int64_t steps = tcw_steps(K), ktiles = k_tiles(K);
   int64_t sb, se;
@@ -120,7 +118,7 @@ __global__ void __launch_bounds__(TcwCfg<MN>::kThreads, TcwCfg<MN>::kMinBlocks)
     if (s < se) {
       const uint4* src = bsrc + s * (Cfg::kStageBytes / 16);
       char* dst = tiles + stage * Cfg::kStageBytes;
-      for (int i = threadIdx.x; i < Cfg::kStageBytes / 16; i += Cfg::kThreads) cp_async16(dst + 16 * i, src + i, true);
+      for (int i = threadIdx.x; i < Cfg::kStageBytes / 16; i += kTcwThreads) cp_async16(dst + 16 * i, src + i, true);
     }
     cp_async_commit();
   };
@@ -131,13 +129,7 @@ __global__ void __launch_bounds__(TcwCfg<MN>::kThreads, TcwCfg<MN>::kMinBlocks)
   const bool row_ok[2] = {n_lo < N, n_hi < N};
   const uint32_t* pw[2];
   const uint8_t* pa[2];
-#pragma unroll
-  for (int j = 0; j < 2; ++j) {
-    const int64_t n = row_ok[j] ? (j ? n_hi : n_lo) : 0;
-    const int64_t blk = ((2 * sb + q / 2) * N + n) * kBlocksPerTile + (q & 1);
-    pw[j] = w.packed + blk * KB;
-    pa[j] = w.absmax + blk;
-  }
+  block_pair_pointers<KB>(w.packed, w.absmax, N, n_lo, n_hi, q, sb, row_ok, pw, pa);
   const int64_t w_step = 2 * N * kBlocksPerTile * KB, a_step = 2 * N * kBlocksPerTile;
   uint32_t wn[2][KB];
   uint8_t sn[2];
@@ -297,20 +289,7 @@ struct TcwPlan {
 template <Act ACT, int KB, int MN>
 int tcw_blocks_per_sm() {
   static int cache[64] = {};
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 1;
-  if (cache[dev] == 0) {
-    // The dynamic shared-memory opt-in first: above 48 KB the occupancy query needs it.
-    int n = 0;
-    if (cudaFuncSetAttribute(tcw_kernel<ACT, KB, MN>, cudaFuncAttributeMaxDynamicSharedMemorySize, TcwCfg<MN>::kSmem) !=
-            cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, tcw_kernel<ACT, KB, MN>, TcwCfg<MN>::kThreads, TcwCfg<MN>::kSmem) !=
-            cudaSuccess ||
-        n < 1)
-      n = 1;
-    cache[dev] = n;
-  }
-  return cache[dev];
+  return cached_blocks_per_sm(tcw_kernel<ACT, KB, MN>, kTcwThreads, cache, TcwCfg<MN>::kSmem);
 }
 
 // Resident CTAs per SM (f16 and bf16 kernels have the same resources up to a register or two;
@@ -334,7 +313,7 @@ int blocks_per_sm(int mn, int bits) {
 TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   TcwPlan p;
   p.mn = tcw_mn(M);
-  p.row_tiles = (w.N + tcw_rows(p.mn) - 1) / tcw_rows(p.mn);
+  p.row_tiles = (w.N + kTcwRows - 1) / kTcwRows;
   p.tok_tiles = (M + p.mn - 1) / p.mn;
   const int64_t steps = tcw_steps(w.K);
   p.permuted_bytes = (static_cast<size_t>(p.tok_tiles) * steps * p.mn * kTileBytesPerToken + 255) / 256 * 256;
@@ -358,7 +337,7 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, SplitK sk, uint4* pe
   if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
     return e;
   const dim3 grid(static_cast<unsigned>(p.row_tiles), static_cast<unsigned>(p.tok_tiles), static_cast<unsigned>(p.splits));
-  kern<<<grid, TcwCfg<MN>::kThreads, bytes, a.stream>>>(permuted, static_cast<T*>(a.C), static_cast<int>(a.M), a.w, sk);
+  kern<<<grid, kTcwThreads, bytes, a.stream>>>(permuted, static_cast<T*>(a.C), static_cast<int>(a.M), a.w, sk);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || p.splits == 1) return e;
   const int64_t elems = a.M * a.w.N;
   tcw_reduce_kernel<ACT><<<static_cast<unsigned>((elems + 255) / 256), 256, 0, a.stream>>>(sk.partials, static_cast<T*>(a.C),
@@ -410,8 +389,7 @@ bool tcw_available() {
 #endif
 }
 
-cudaError_t launch_tcw(const LinearArgs& a) {
-  if (!tcw_available()) return cudaErrorInvalidDeviceFunction;
+cudaError_t launch_tcw(const LinearArgs& a) {  // linear() has checked tcw_available()
   const TcwPlan p = tcw_plan(a.M, a.w);
   char* ws = static_cast<char*>(a.workspace);
   SplitK sk;

@@ -14,19 +14,7 @@ namespace kbit::gpu::detail {
 template <Act ACT, int N>
 __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t desc_b) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  if constexpr (N == 16 && ACT == Act::f16) {
-    asm volatile("wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7}, "
-                 "{%8, %9, %10, %11}, %12, 1, 1, 1, 0;\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
-  } else if constexpr (N == 16 && ACT == Act::bf16) {
-    asm volatile("wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7}, "
-                 "{%8, %9, %10, %11}, %12, 1, 1, 1, 0;\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
-  } else if constexpr (N == 32 && ACT == Act::f16) {
+  if constexpr (N == 32 && ACT == Act::f16) {
     asm volatile("wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 "
                  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, "
                  "{%16, %17, %18, %19}, %20, 1, 1, 1, 0;\n"
