@@ -14,7 +14,12 @@
 // 0..3 -> wait for the step's tile and for the previous step's wgmma -> barrier -> start a later
 // tile's copy -> 4 wgmma (one per 16-k sub-step), one commit group -> decode sub-steps 4..7 -> 4
 // wgmma, a second group; k = 2, 3 decode the whole step first and issue 8 wgmma as one group.
-// Grid: row tiles x token tiles x K splits (fp32 partials summed by tcw_reduce_kernel).
+// Work (tcw_plan, lib/kbit/tcw_sched.h): per tile -- tcw_kernel on row tiles x token tiles x K
+// slices, the slices' fp32 partials summed by tcw_reduce_kernel -- or, where whole tiles leave the
+// last wave short, stream-K -- tcw_streamk_kernel on one wave of CTAs, each a contiguous range of
+// (tile, step) units, tiles shared by two CTAs summed by tcw_fixup_kernel. The two kernels have the
+// same loop; they are separate because each is exactly the code measured for its plans (SASS
+// compared with bench/scripts/sass_compare.py).
 // Numerics equal tcv's: W' = cb * scale in fp32 rounded once to the activation type, fp32 sums.
 //
 // wgmma needs sm_90a (build with KBIT_CUDA_ARCHS=90a, the default); elsewhere the kernel body
@@ -23,6 +28,7 @@
 
 #include "common.cuh"
 #include "kbit/tcv_map.h"
+#include "kbit/tcw_sched.h"
 #include "launch.h"
 #include "tcv_decode.cuh"
 #include "wgmma_rs.cuh"
@@ -54,6 +60,7 @@ struct TcwSmem {
 
 __host__ __device__ inline int64_t tcw_steps(int64_t K) { return (K + kStepK - 1) / kStepK; }
 }  // namespace
+
 
 // A (M x K, row-major) -> per token tile tt and step s, MN * 256 bytes at byte
 // (tt * steps + s) * MN * 256 of `out`, in tcw_b_byte order; zeros past M and past K.
@@ -92,6 +99,203 @@ __global__ void __launch_bounds__(256) tcw_permute_kernel(const typename ActTrai
   out[x] = v;
 }
 
+// The kernel for stream-K plans (TcwSched with splits = 0): the CTA walks its range of units tile by
+// tile (its epilogue also handles splits > 0, the form it was measured in; the plan sends those to
+// tcw_kernel below, which was ~0.9 us faster on small shapes in the same run, likely its fixed-tile
+// indexing against the 64-bit divisions of the unit walk).
+template <Act ACT, int KB, int MN>
+__global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
+    tcw_streamk_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C, int M, TiledView w,
+               TcwSched sch) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using Tr = ActTraits<ACT>;
+  using Cfg = TcwCfg<MN>;
+  extern __shared__ __align__(128) char tiles[];
+  __shared__ TcwSmem sm;
+  stage_codebook<KB>(w.codebook, sm.cb);
+  stage_scales(sm.scale);
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
+  const int64_t N = w.N, K = w.K;
+  const int64_t steps = tcw_steps(K), ktiles = k_tiles(K);
+  __syncthreads();  // codebook and scales staged
+  const uint32_t cb_base = smem_addr(sm.cb);
+  float cbr[KB <= 3 ? 1 << KB : 1];
+#pragma unroll
+  for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
+
+  // This CTA's units, one segment (a tile's steps sb .. se - 1) at a time.
+  const int64_t cta = blockIdx.x;
+  int64_t u = sched_begin(sch, cta);
+  const int64_t u_end = sched_begin(sch, cta + 1);
+  while (u < u_end) {
+  const int64_t tile = u / steps, sb = u % steps;
+  const int64_t se = u_end - u < steps - sb ? sb + (u_end - u) : steps;
+  u += se - sb;
+  const int64_t rt = tile % sch.row_tiles, tt = tile / sch.row_tiles;
+  const int64_t n_lo = rt * kTcwRows + 16 * warp + g, n_hi = n_lo + 8;
+  const int tok0 = static_cast<int>(tt) * MN;
+
+  // This token tile's activation tiles, one per step (tcw_permute_kernel's layout).
+  const uint4* bsrc = Ap + tt * steps * (Cfg::kStageBytes / 16);
+  auto issue_tile = [&](int64_t s, int stage) {
+    if (s < se) {
+      const uint4* src = bsrc + s * (Cfg::kStageBytes / 16);
+      char* dst = tiles + stage * Cfg::kStageBytes;
+      for (int i = threadIdx.x; i < Cfg::kStageBytes / 16; i += kTcwThreads) cp_async16(dst + 16 * i, src + i, true);
+    }
+    cp_async_commit();
+  };
+#pragma unroll
+  for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(sb + st, st);
+
+  // The lane's block (step s: k-tile 2 s + q / 2, half q % 2) of rows n_lo and n_hi.
+  const bool row_ok[2] = {n_lo < N, n_hi < N};
+  const uint32_t* pw[2];
+  const uint8_t* pa[2];
+  block_pair_pointers<KB>(w.packed, w.absmax, N, n_lo, n_hi, q, sb, row_ok, pw, pa);
+  const int64_t w_step = 2 * N * kBlocksPerTile * KB, a_step = 2 * N * kBlocksPerTile;
+  uint32_t wn[2][KB];
+  uint8_t sn[2];
+  auto fetch = [&](int64_t step) {
+    fetch_block_pair<KB>(step < se && 2 * step + q / 2 < ktiles, row_ok, pw, pa, w_step, a_step, wn, sn);
+  };
+
+  float acc[MN / 2];
+#pragma unroll
+  for (int r = 0; r < MN / 2; ++r) acc[r] = 0.0f;
+
+  // Per step: wait for its activation tile and for the previous step's wgmma, barrier, start the
+  // copy of a later tile into the stage the previous step used, issue wgmma. Sub-step i of a stage
+  // starts 2 i core-matrix columns in: descriptor + 16 i (the address field counts 16 bytes).
+  int stage = 0;  // of step s
+  auto sync_step = [&](int64_t s) -> uint64_t {
+    cp_async_wait<Cfg::kStages - 2>();  // this thread's copies of step s landed
+    fence_proxy_async_smem();           // ... and are visible to wgmma's reads
+    wgmma_wait<0>();                    // step s - 1's wgmma are done with their tile and registers
+    __syncthreads();
+    issue_tile(s + Cfg::kStages - 1, stage == 0 ? Cfg::kStages - 1 : stage - 1);
+    const uint64_t d = tcv::tcw_desc(smem_addr(tiles + stage * Cfg::kStageBytes));
+    stage = stage + 1 == Cfg::kStages ? 0 : stage + 1;
+    return d;
+  };
+  // Issue wgmma for sub-steps i0 .. i0 + I - 1 with the A fragments a[0 .. I-1] and commit them as
+  // one group. The fences pin the fragments and accumulators in their registers before the wgmma
+  // fence (no instruction defining a wgmma input may sit between the fence and the wgmma).
+  auto issue = [&](auto& a, uint64_t d, int i0) {
+    constexpr int I = sizeof(a) / sizeof(a[0]);
+#pragma unroll
+    for (int i = 0; i < I; ++i)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) fence_operand(a[i][r]);
+#pragma unroll
+    for (int r = 0; r < MN / 2; ++r) fence_operand(acc[r]);
+    wgmma_fence();
+#pragma unroll
+    for (int i = 0; i < I; ++i) wgmma_rs<ACT, MN>(acc, a[i], d + static_cast<uint64_t>(16 * (i0 + i)));
+    wgmma_commit();
+#pragma unroll
+    for (int r = 0; r < MN / 2; ++r) fence_operand(acc[r]);
+  };
+  auto next_weights = [&](int64_t s, uint32_t(&wc)[2][KB], float(&sc)[2]) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+#pragma unroll
+      for (int b = 0; b < KB; ++b) wc[j][b] = wn[j][b];
+      sc[j] = sm.scale[sn[j]];
+    }
+    fetch(s + 1);
+  };
+
+  fetch(sb);
+  if constexpr (KB >= 4) {
+    // Half steps: the fragments of sub-steps 0..3 and 4..7 live in a0 and a1 (32 registers, not 64)
+    // and each half is its own wgmma group. a0 is rewritten only after wgmma_wait<1> retired the
+    // previous step's first half; a1 after the wait<0> of sync_step retired its second half. The
+    // decode of the first half overlaps the previous second half, the decode of the second half
+    // this step's first half. (PTX: the A registers of an in-flight wgmma must not be written.)
+    uint32_t a0[4][4], a1[4][4];
+    for (int64_t s = sb; s < se; ++s) {
+      uint32_t wc[2][KB], E[2][4], O[2][4];
+      float sc[2];
+      next_weights(s, wc, sc);
+      block_offsets<KB>(wc[0], E[0], O[0]);
+      block_offsets<KB>(wc[1], E[1], O[1]);
+      wgmma_wait<1>();
+#pragma unroll
+      for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, i, a0[i]);
+      const uint64_t d = sync_step(s);
+      issue(a0, d, 0);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, 4 + i, a1[i]);
+      issue(a1, d, 4);
+    }
+  } else {
+    // k <= 3: the byte tables give all 8 fragments at once (W), so whole steps alternate between
+    // two arrays: the one a step writes was last read two steps back, retired by the previous
+    // step's wgmma_wait<0>; the decode of a step overlaps the previous step's wgmma.
+    auto step = [&](int64_t s, uint32_t(&a)[tcv::kMmasPerStep][4]) {
+      uint32_t wc[2][KB];
+      float sc[2];
+      next_weights(s, wc, sc);
+      uint32_t W[2][4][4];
+      table_pairs<ACT, KB>(wc, sc, cbr, W);
+#pragma unroll
+      for (int i = 0; i < tcv::kMmasPerStep; ++i)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) a[i][r] = W[r & 1][tcv::bt_pair_r(i, r)][tcv::bt_pair_c(i)];
+      issue(a, sync_step(s), 0);
+    };
+    uint32_t fa[2][tcv::kMmasPerStep][4];
+    for (int64_t s = sb; s < se; s += 2) {
+      step(s, fa[0]);
+      if (s + 1 < se) step(s + 1, fa[1]);
+    }
+  }
+  wgmma_wait<0>();
+  cp_async_wait<0>();
+
+  // acc[4 t + r]: row (r < 2 ? n_lo : n_hi), token tok0 + 8 t + 2 q + r % 2.
+  if (sb == 0 && se == steps) {
+#pragma unroll
+    for (int t = 0; t < MN / 8; ++t)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int64_t n = r < 2 ? n_lo : n_hi;
+        const int token = tok0 + 8 * t + 2 * q + (r & 1);
+        if (n < N && token < M) C[token * N + n] = Tr::from_float(acc[4 * t + r]);
+      }
+  } else if (sch.splits > 0) {
+    // Slice cta % splits of a tile cut into equal slices: its partial in [slice][M][N].
+    float* part = sch.partials + (cta % sch.splits) * (static_cast<int64_t>(M) * N);
+#pragma unroll
+    for (int t = 0; t < MN / 8; ++t)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int64_t n = r < 2 ? n_lo : n_hi;
+        const int token = tok0 + 8 * t + 2 * q + (r & 1);
+        if (n < N && token < M) part[token * N + n] = acc[4 * t + r];
+      }
+  } else {
+    // Stream-K, a shared tile: the whole MN x 128 partial into slot 0 (segment starts inside the tile) or 1.
+    float* part = sch.partials + (2 * cta + sched_slot(sb)) * (MN * kTcwRows);
+    const int row = 16 * warp + g;
+#pragma unroll
+    for (int t = 0; t < MN / 8; ++t)
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        part[(8 * t + 2 * q + (r & 1)) * kTcwRows + row + 8 * (r >> 1)] = acc[4 * t + r];
+  }
+  __syncthreads();  // every warp is done with this segment's stages before the next one's copies
+  }  // segments
+#else
+  (void)Ap, (void)C, (void)M, (void)w, (void)sch;
+  __trap();  // not built for sm_90a: launch_tcw refuses before launching
+#endif
+}
+
+// The kernel for per-tile plans (splits >= 1): CTA (row tile, token tile, slice) = blockIdx (x, y,
+// z), slices of a tile summed by tcw_reduce_kernel.
 template <Act ACT, int KB, int MN>
 __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     tcw_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C, int M, TiledView w,
@@ -274,6 +478,33 @@ __global__ void __launch_bounds__(256) tcw_reduce_kernel(const float* __restrict
   C[i] = ActTraits<ACT>::from_float(v);
 }
 
+// Stream-K: C of the tiles that several CTAs shared: the partial slots of those CTAs summed in CTA order
+// (deterministic). blockIdx.y + 1 = a CTA boundary; a boundary inside a tile that is the tile's
+// first such boundary owns the tile (so each shared tile is summed once), the others return.
+// blockIdx.x: a chunk of 1024 of the tile's MN x 128 elements, 4 adjacent rows per thread.
+template <Act ACT, int MN>
+__global__ void __launch_bounds__(256) tcw_fixup_kernel(typename ActTraits<ACT>::T* __restrict__ C, int M, int64_t N,
+                                                        int64_t steps, TcwSched sch) {
+  const int64_t b = static_cast<int64_t>(blockIdx.y) + 1, tile = sched_fixup_tile(sch, steps, b);
+  if (tile < 0) return;
+  const int64_t u0 = tile * steps, c0 = b - 1, c1 = sched_cta(sch, u0 + steps - 1);
+  const int e = 4 * (blockIdx.x * 256 + threadIdx.x);
+  if (e >= MN * kTcwRows) return;
+  const int64_t rt = tile % sch.row_tiles, tt = tile / sch.row_tiles;
+  const int64_t token = tt * MN + e / kTcwRows, n0 = rt * kTcwRows + e % kTcwRows;
+  if (token >= M || n0 >= N) return;
+  // c0's segment of this tile starts at its first step (slot 1); every later CTA's starts inside it (slot 0).
+  float4 v = __ldcg(reinterpret_cast<const float4*>(sch.partials + (2 * c0 + 1) * (MN * kTcwRows) + e));
+  for (int64_t c = c0 + 1; c <= c1; ++c) {
+    const float4 x = __ldcg(reinterpret_cast<const float4*>(sch.partials + (2 * c) * (MN * kTcwRows) + e));
+    v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
+  }
+  const float r[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    if (n0 + j < N) C[token * N + n0 + j] = ActTraits<ACT>::from_float(r[j]);
+}
+
 // ---------------------------------------------------------------------------------------------
 namespace {
 
@@ -281,15 +512,17 @@ int tcw_mn(int64_t M) { return M <= 32 ? 32 : M <= 64 ? 64 : M <= 128 ? 128 : 25
 
 struct TcwPlan {
   int mn = 32;
-  int64_t row_tiles = 0, tok_tiles = 0;
-  int splits = 1;
-  size_t permuted_bytes = 0;  // the pre-pass output, 256-byte aligned size
+  int64_t steps = 0, tok_tiles = 0;
+  TcwSched sched;              // partials set at launch
+  bool shared_tiles = false;   // some tile is split between CTAs: partial slots and the fixup
+  size_t permuted_bytes = 0;   // the pre-pass output, 256-byte aligned size
+  size_t partial_bytes = 0;
 };
 
 template <Act ACT, int KB, int MN>
 int tcw_blocks_per_sm() {
   static int cache[64] = {};
-  return cached_blocks_per_sm(tcw_kernel<ACT, KB, MN>, kTcwThreads, cache, TcwCfg<MN>::kSmem);
+  return cached_blocks_per_sm(tcw_streamk_kernel<ACT, KB, MN>, kTcwThreads, cache, TcwCfg<MN>::kSmem);
 }
 
 // Resident CTAs per SM (f16 and bf16 kernels have the same resources up to a register or two;
@@ -306,70 +539,105 @@ int blocks_per_sm(int mn, int bits) {
   });
 }
 
-// Split K when the tiles leave SMs idle: as many slices as still fit in one wave of resident
-// slots (rounding up to cover them started a second, short wave: Qwen3 dense.gate_up M = 64,
-// 80 tiles -> 2 slices, 21 -> 26 us), each slice >= 2 steps, with the fp32 partials (written once,
-// read once by tcw_reduce_kernel) within 32 MB so that their round trip stays in the 50 MB L2.
+// Two partitions of the (tile, step) units (TcwSched), chosen by the makespan in steps per SM slot:
+// - per tile: every tile cut into `splits` equal slices when the tiles leave slots idle (as many as
+//   still fit one wave, each >= 2 steps, the fp32 partials within 32 MB so that they stay in the
+//   50 MB L2; rounding up started a short second wave: Qwen3 dense.gate_up M = 64, 21 -> 26 us),
+//   else whole tiles in waves: makespan ceil(tiles * splits / slots) * steps / splits;
+// - stream-K: one wave of equal ranges, each >= 2 steps: makespan ceil(units / slots). 448 tiles on
+//   132 SMs are 3.4 waves of work but took 4 waves of whole tiles.
+// Stream-K where its makespan is <= 86% of the per-tile one and that is >= 32 steps: on the H100
+// (bench/results/2026-11-25-h100-streamk) it won 1.00-1.28x there (Llama-3-70B gate_up M = 64 274 ->
+// 219 us) but lost up to 1.8x on short makespans (<= 16 steps: GLM kv_b_proj, K = 512), where its
+// fixup and per-segment pipeline refills cost more than the idle slots.
 TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   TcwPlan p;
   p.mn = tcw_mn(M);
-  p.row_tiles = (w.N + kTcwRows - 1) / kTcwRows;
+  p.steps = tcw_steps(w.K);
+  p.sched.row_tiles = (w.N + kTcwRows - 1) / kTcwRows;
   p.tok_tiles = (M + p.mn - 1) / p.mn;
-  const int64_t steps = tcw_steps(w.K);
-  p.permuted_bytes = (static_cast<size_t>(p.tok_tiles) * steps * p.mn * kTileBytesPerToken + 255) / 256 * 256;
+  const int64_t tiles = p.sched.row_tiles * p.tok_tiles;
+  p.permuted_bytes = (static_cast<size_t>(p.tok_tiles) * p.steps * p.mn * kTileBytesPerToken + 255) / 256 * 256;
   const int64_t slots = static_cast<int64_t>(blocks_per_sm(p.mn, w.bits)) * device_sm_count();
-  const int64_t ctas = p.row_tiles * p.tok_tiles;
-  int64_t splits = std::min<int64_t>(std::max<int64_t>(1, slots / ctas), std::max<int64_t>(1, steps / 2));
+  p.sched.units = tiles * p.steps;
+  int64_t splits = std::min<int64_t>(std::max<int64_t>(1, slots / tiles), std::max<int64_t>(1, p.steps / 2));
   while (splits > 1 && static_cast<double>(splits) * M * w.N * 4 > 32.0e6) --splits;
-  p.splits = static_cast<int>(std::clamp<int64_t>(splits, 1, 65535));
+  const int64_t per_tile = (tiles * splits + slots - 1) / slots * ((p.steps + splits - 1) / splits);
+  const int64_t ctas_k = std::max<int64_t>(1, std::min<int64_t>(slots, p.sched.units / 2));
+  const int64_t stream_k = (p.sched.units + ctas_k - 1) / ctas_k * ((ctas_k + slots - 1) / slots);
+  if (per_tile >= 32 && 100 * stream_k <= 86 * per_tile) {
+    p.sched.ctas = ctas_k;
+    p.sched.splits = 0;
+    p.shared_tiles = tiles % p.sched.ctas != 0;
+    if (p.shared_tiles) p.partial_bytes = static_cast<size_t>(p.sched.ctas) * 2 * p.mn * kTcwRows * sizeof(float);
+  } else {
+    p.sched.ctas = tiles * splits;
+    p.sched.splits = static_cast<int>(splits);
+    p.shared_tiles = splits > 1;
+    if (p.shared_tiles) p.partial_bytes = static_cast<size_t>(splits) * M * w.N * sizeof(float);
+  }
   return p;
 }
 
 template <Act ACT, int KB, int MN>
-cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, SplitK sk, uint4* permuted) {
+cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   using T = typename ActTraits<ACT>::T;
-  const int64_t rows16 = static_cast<int64_t>(p.tok_tiles) * tcw_steps(a.w.K) * (MN * kTileBytesPerToken / 16);
+  const int64_t rows16 = p.tok_tiles * p.steps * (MN * kTileBytesPerToken / 16);
   tcw_permute_kernel<ACT, (KB <= 3), MN><<<static_cast<unsigned>((rows16 + 255) / 256), 256, 0, a.stream>>>(
       static_cast<const T*>(a.A), permuted, static_cast<int>(a.M), a.w.K, rows16);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-  auto kern = tcw_kernel<ACT, KB, MN>;
   constexpr int bytes = TcwCfg<MN>::kSmem;
+  if (p.sched.splits > 0) {  // per tile: tcw_kernel on (row tiles, token tiles, slices), slices summed by tcw_reduce_kernel
+    auto kern = tcw_kernel<ACT, KB, MN>;
+    if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
+      return e;
+    SplitK sk;
+    sk.splits = p.sched.splits;
+    sk.partials = p.sched.partials;
+    const dim3 grid(static_cast<unsigned>(p.sched.row_tiles), static_cast<unsigned>(p.tok_tiles),
+                    static_cast<unsigned>(p.sched.splits));
+    kern<<<grid, kTcwThreads, bytes, a.stream>>>(permuted, static_cast<T*>(a.C), static_cast<int>(a.M), a.w, sk);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || p.sched.splits == 1) return e;
+    const int64_t elems = a.M * a.w.N;
+    tcw_reduce_kernel<ACT><<<static_cast<unsigned>((elems + 255) / 256), 256, 0, a.stream>>>(
+        p.sched.partials, static_cast<T*>(a.C), elems, p.sched.splits);
+    return cudaGetLastError();
+  }
+  // stream-K: tcw_streamk_kernel on one wave, shared tiles summed by tcw_fixup_kernel
+  auto kern = tcw_streamk_kernel<ACT, KB, MN>;
   if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
     return e;
-  const dim3 grid(static_cast<unsigned>(p.row_tiles), static_cast<unsigned>(p.tok_tiles), static_cast<unsigned>(p.splits));
-  kern<<<grid, kTcwThreads, bytes, a.stream>>>(permuted, static_cast<T*>(a.C), static_cast<int>(a.M), a.w, sk);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || p.splits == 1) return e;
-  const int64_t elems = a.M * a.w.N;
-  tcw_reduce_kernel<ACT><<<static_cast<unsigned>((elems + 255) / 256), 256, 0, a.stream>>>(sk.partials, static_cast<T*>(a.C),
-                                                                                          elems, p.splits);
+  kern<<<static_cast<unsigned>(p.sched.ctas), kTcwThreads, bytes, a.stream>>>(permuted, static_cast<T*>(a.C),
+                                                                               static_cast<int>(a.M), a.w, p.sched);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || !p.shared_tiles) return e;
+  const dim3 grid((MN * kTcwRows / 4 + 255) / 256, static_cast<unsigned>(p.sched.ctas - 1));
+  tcw_fixup_kernel<ACT, MN><<<grid, 256, 0, a.stream>>>(
+      static_cast<T*>(a.C), static_cast<int>(a.M), a.w.N, p.steps, p.sched);
   return cudaGetLastError();
 }
 
 template <Act ACT, int KB>
-cudaError_t launch_mn(const LinearArgs& a, const TcwPlan& p, SplitK sk, uint4* permuted) {
+cudaError_t launch_mn(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   switch (p.mn) {
-    case 32: return launch_t<ACT, KB, 32>(a, p, sk, permuted);
-    case 64: return launch_t<ACT, KB, 64>(a, p, sk, permuted);
-    case 128: return launch_t<ACT, KB, 128>(a, p, sk, permuted);
-    default: return launch_t<ACT, KB, 256>(a, p, sk, permuted);
+    case 32: return launch_t<ACT, KB, 32>(a, p, permuted);
+    case 64: return launch_t<ACT, KB, 64>(a, p, permuted);
+    case 128: return launch_t<ACT, KB, 128>(a, p, permuted);
+    default: return launch_t<ACT, KB, 256>(a, p, permuted);
   }
 }
 
 template <Act ACT>
-cudaError_t launch_k(const LinearArgs& a, const TcwPlan& p, SplitK sk, uint4* permuted) {
+cudaError_t launch_k(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   return with_bits(a.w.bits, cudaErrorInvalidValue,
-                   [&](auto kb) { return launch_mn<ACT, decltype(kb)::value>(a, p, sk, permuted); });
+                   [&](auto kb) { return launch_mn<ACT, decltype(kb)::value>(a, p, permuted); });
 }
 
 }  // namespace
 
-// Workspace: [permuted activations][fp32 split-K partials].
+// Workspace: [permuted activations][fp32 partial slots of shared tiles].
 size_t tcw_workspace_bytes(int64_t M, const TiledView& w) {
   const TcwPlan p = tcw_plan(M, w);
-  size_t bytes = p.permuted_bytes;
-  if (p.splits > 1)
-    bytes += static_cast<size_t>(p.splits) * M * w.N * sizeof(float);
-  return bytes;
+  return p.permuted_bytes + p.partial_bytes;
 }
 
 bool tcw_available() {
@@ -390,15 +658,11 @@ bool tcw_available() {
 }
 
 cudaError_t launch_tcw(const LinearArgs& a) {  // linear() has checked tcw_available()
-  const TcwPlan p = tcw_plan(a.M, a.w);
+  TcwPlan p = tcw_plan(a.M, a.w);
   char* ws = static_cast<char*>(a.workspace);
-  SplitK sk;
-  sk.splits = p.splits;
-  if (p.splits > 1) {
-    sk.partials = reinterpret_cast<float*>(ws + p.permuted_bytes);
-  }
+  if (p.shared_tiles) p.sched.partials = reinterpret_cast<float*>(ws + p.permuted_bytes);
   uint4* permuted = reinterpret_cast<uint4*>(ws);
-  return a.act == Act::f16 ? launch_k<Act::f16>(a, p, sk, permuted) : launch_k<Act::bf16>(a, p, sk, permuted);
+  return a.act == Act::f16 ? launch_k<Act::f16>(a, p, permuted) : launch_k<Act::bf16>(a, p, permuted);
 }
 
 }  // namespace kbit::gpu::detail

@@ -1,0 +1,47 @@
+// The work partition of the tcw kernel (kernels/tcw.cu), host + device so the CPU tests check the
+// very functions the kernel and its fixup run (tests/test_tcw_sched.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "kbit/format.h"
+
+namespace kbit {
+
+// Stream-K schedule: the (tile, step) units, tile = token tile * row_tiles + row tile, step-major
+// within a tile, are cut into `ctas` contiguous ranges of equal size (+-1), one per CTA, and ctas is
+// at most one wave of resident CTAs, so every SM works until the end instead of the last wave of
+// whole tiles running on a fraction of them. A CTA walks its range tile by tile; a tile it covers
+// whole goes straight to C, a tile it shares with a neighbour goes to one of its two fp32 partial
+// slots (0: the segment that starts inside a tile, 1: the one that ends inside it), which
+// tcw_fixup_kernel sums in CTA order (deterministic).
+struct TcwSched {
+  int64_t units = 0;      // row_tiles * tok_tiles * steps
+  int64_t ctas = 1;       // grid size
+  int64_t row_tiles = 1;
+  // > 0: ctas = tiles * splits, every tile cut into `splits` slices; the partials are [slice][M][N]
+  // and tcw_reduce_kernel sums them. 0: stream-K, partials = ctas * 2 slots of MN tokens x 128 rows
+  // ([token][row]) summed by tcw_fixup_kernel.
+  int splits = 1;
+  float* partials = nullptr;
+};
+KBIT_HD inline int64_t sched_begin(const TcwSched& s, int64_t c) { return c * s.units / s.ctas; }
+// The CTA whose range holds unit u: the largest c with sched_begin(c) <= u.
+KBIT_HD inline int64_t sched_cta(const TcwSched& s, int64_t u) {
+  const int64_t c = ((u + 1) * s.ctas - 1) / s.units;
+  return c < s.ctas - 1 ? c : s.ctas - 1;
+}
+
+// The tile that CTA boundary b (1 .. ctas - 1, the first unit of CTA b) sums in tcw_fixup_kernel, or
+// -1: a boundary inside a tile owns it when it is the tile's first such boundary, so each shared
+// tile is summed exactly once and a boundary at a tile's start owns nothing.
+KBIT_HD inline int64_t sched_fixup_tile(const TcwSched& s, int64_t steps, int64_t b) {
+  const int64_t u = sched_begin(s, b), tile = u / steps, u0 = tile * steps;
+  return (u == u0 || sched_begin(s, b - 1) > u0) ? -1 : tile;
+}
+// Stream-K partial slot of a CTA's segment that starts at step sb of its tile: 0 when it starts
+// inside the tile (only a CTA's first segment can), 1 otherwise (a shared tile entered at its
+// start: only a CTA's last segment can end inside a tile).
+KBIT_HD inline int sched_slot(int64_t sb) { return sb > 0 ? 0 : 1; }
+
+}  // namespace kbit

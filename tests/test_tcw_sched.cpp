@@ -1,0 +1,105 @@
+// The tcw kernel's work partition (lib/kbit/tcw_sched.h): every (tile, step) unit belongs to
+// exactly one CTA, sched_cta inverts sched_begin, and in stream-K the fixup sums every shared tile
+// exactly once, from the right partial slots of the right CTAs -- walked here the way
+// kernels/tcw.cu walks them (segments per CTA, slots per segment, owner per boundary).
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "kbit/tcw_sched.h"
+
+namespace {
+
+struct Seg {
+  int64_t cta, tile, sb, se;
+};
+
+// The kernel's segment walk.
+std::vector<Seg> segments(const kbit::TcwSched& s, int64_t steps) {
+  std::vector<Seg> out;
+  for (int64_t c = 0; c < s.ctas; ++c) {
+    int64_t u = kbit::sched_begin(s, c);
+    const int64_t u_end = kbit::sched_begin(s, c + 1);
+    while (u < u_end) {
+      const int64_t tile = u / steps, sb = u % steps;
+      const int64_t se = u_end - u < steps - sb ? sb + (u_end - u) : steps;
+      u += se - sb;
+      out.push_back({c, tile, sb, se});
+    }
+  }
+  return out;
+}
+
+// Number of problems found in the partition of `tiles` x `steps` units over `ctas` CTAs; `fault`
+// makes the fixup expect the opposite slots (the check must then fail).
+int partition_problems(int64_t tiles, int64_t steps, int64_t ctas, bool fault = false) {
+  kbit::TcwSched s;
+  s.units = tiles * steps;
+  s.ctas = ctas;
+  int bad = 0;
+  for (int64_t c = 0; c < ctas; ++c)
+    for (int64_t u = kbit::sched_begin(s, c); u < kbit::sched_begin(s, c + 1); ++u) bad += kbit::sched_cta(s, u) != c;
+  bad += kbit::sched_begin(s, ctas) != s.units;
+  // Every unit covered once; per tile, the CTAs in order with the slot each segment writes.
+  std::vector<int> covered(size_t(s.units), 0);
+  std::map<int64_t, std::vector<Seg>> per_tile;
+  std::map<std::pair<int64_t, int>, int> slot_uses;
+  for (const Seg& g : segments(s, steps)) {
+    for (int64_t k = g.sb; k < g.se; ++k) ++covered[size_t(g.tile * steps + k)];
+    per_tile[g.tile].push_back(g);
+    if (!(g.sb == 0 && g.se == steps)) ++slot_uses[{g.cta, kbit::sched_slot(g.sb)}];
+  }
+  for (int v : covered) bad += v != 1;
+  for (const auto& [key, n] : slot_uses) bad += n != 1;  // no CTA writes one slot twice
+  // The fixup: owners per tile, and the slots it reads (c0: slot 1, later CTAs: slot 0).
+  std::map<int64_t, int> owners;
+  for (int64_t b = 1; b < ctas; ++b)
+    if (const int64_t t = kbit::sched_fixup_tile(s, steps, b); t >= 0) {
+      ++owners[t];
+      const int64_t c0 = b - 1, c1 = kbit::sched_cta(s, t * steps + steps - 1);
+      const auto& segs = per_tile[t];
+      bad += int64_t(segs.size()) != c1 - c0 + 1;
+      for (const Seg& g : segs)
+        bad += kbit::sched_slot(g.sb) != ((g.cta == c0) != fault ? 1 : 0) || g.cta < c0 || g.cta > c1;
+    }
+  for (const auto& [t, segs] : per_tile) {
+    const bool shared = segs.size() > 1;
+    bad += (owners.count(t) ? owners[t] : 0) != (shared ? 1 : 0);
+  }
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("tcw schedule: units, CTAs, shared tiles and the fixup's owners agree with the kernel's walk") {
+  // Shapes of the bench: 448 tiles x 64 steps on 132 SMs (stream-K), 80 x 16 on 264 slots, fewer
+  // tiles than CTAs (several CTAs per tile), per-tile slices (ctas = tiles * splits), one CTA.
+  const int64_t cases[][3] = {{448, 64, 132}, {80, 16, 132}, {224, 32, 264}, {8, 32, 128}, {4, 4, 8},
+                              {64, 64, 256}, {3, 10, 9}, {7, 5, 13}, {1, 2, 1}, {896, 64, 132}, {33, 7, 31}};
+  for (const auto& c : cases)
+    CHECK_MESSAGE(partition_problems(c[0], c[1], c[2]) == 0, "tiles ", c[0], " steps ", c[1], " ctas ", c[2]);
+  for (int64_t tiles = 1; tiles <= 12; ++tiles)
+    for (int64_t steps = 2; steps <= 9; ++steps)
+      for (int64_t ctas = 1; ctas <= tiles * steps / 2 + 1 && ctas <= 40; ++ctas)
+        CHECK_MESSAGE(partition_problems(tiles, steps, ctas) == 0, "tiles ", tiles, " steps ", steps, " ctas ", ctas);
+}
+
+TEST_CASE("tcw schedule: the checks can fail") {
+  CHECK(partition_problems(448, 64, 132, true) > 0);
+  CHECK(partition_problems(3, 10, 9, true) > 0);
+  kbit::TcwSched s;
+  s.units = 100;
+  s.ctas = 7;
+  CHECK(kbit::sched_cta(s, kbit::sched_begin(s, 3)) == 3);
+  CHECK(kbit::sched_cta(s, kbit::sched_begin(s, 3) - 1) == 2);
+  // 10 units in 3 CTAs of 2 tiles x 5 steps: CTA 1 (units 3..5) crosses the tile boundary at 5; the
+  // boundary at unit 3 owns tile 0, the one at unit 6 owns tile 1.
+  s.units = 10;
+  s.ctas = 3;
+  CHECK(kbit::sched_fixup_tile(s, 5, 1) == 0);
+  CHECK(kbit::sched_fixup_tile(s, 5, 2) == 1);
+  s.ctas = 2;  // boundary at unit 5 = a tile start: nothing shared
+  CHECK(kbit::sched_fixup_tile(s, 5, 1) == -1);
+}
