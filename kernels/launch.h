@@ -29,6 +29,10 @@ bool tcw_available();
 inline constexpr int64_t kTcwMaxM = 65535LL * 256;  // 256-token tiles on a grid of 65535 rows
 size_t tcw_workspace_bytes(int64_t M, const TiledView& w);
 cudaError_t launch_tcw(const LinearArgs& a);
+// Tests only: force tcw's work partition (0: by makespan, the default; 1: per tile; 2: stream-K,
+// so that small shapes exercise the stream-K kernel and its fixup). Set it before the workspace
+// query; it applies to the whole process.
+void tcw_force_plan(int mode);
 
 // Tensor-core GEMM, split-K through the workspace.
 size_t mma_workspace_bytes(int64_t M, const TiledView& w);

@@ -25,6 +25,7 @@
 // wgmma needs sm_90a (build with KBIT_CUDA_ARCHS=90a, the default); elsewhere the kernel body
 // traps, and linear() refuses Kernel::tcw with bad_kernel before any launch (tcw_available()).
 #include <algorithm>
+#include <atomic>
 
 #include "common.cuh"
 #include "kbit/tcv_map.h"
@@ -550,6 +551,8 @@ int blocks_per_sm(int mn, int bits) {
 // (bench/results/2026-11-25-h100-streamk) it won 1.00-1.28x there (Llama-3-70B gate_up M = 64 274 ->
 // 219 us) but lost up to 1.8x on short makespans (<= 16 steps: GLM kv_b_proj, K = 512), where its
 // fixup and per-segment pipeline refills cost more than the idle slots.
+std::atomic<int> g_tcw_force_plan{0};  // tcw_force_plan (tests)
+
 TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   TcwPlan p;
   p.mn = tcw_mn(M);
@@ -565,7 +568,8 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   const int64_t per_tile = (tiles * splits + slots - 1) / slots * ((p.steps + splits - 1) / splits);
   const int64_t ctas_k = std::max<int64_t>(1, std::min<int64_t>(slots, p.sched.units / 2));
   const int64_t stream_k = (p.sched.units + ctas_k - 1) / ctas_k * ((ctas_k + slots - 1) / slots);
-  if (per_tile >= 32 && 100 * stream_k <= 86 * per_tile) {
+  const int force = g_tcw_force_plan.load(std::memory_order_relaxed);
+  if (force == 2 || (force == 0 && per_tile >= 32 && 100 * stream_k <= 86 * per_tile)) {
     p.sched.ctas = ctas_k;
     p.sched.splits = 0;
     p.shared_tiles = tiles % p.sched.ctas != 0;
@@ -656,6 +660,8 @@ bool tcw_available() {
   return false;
 #endif
 }
+
+void tcw_force_plan(int mode) { g_tcw_force_plan.store(mode, std::memory_order_relaxed); }
 
 cudaError_t launch_tcw(const LinearArgs& a) {  // linear() has checked tcw_available()
   TcwPlan p = tcw_plan(a.M, a.w);

@@ -24,6 +24,7 @@
 #include "kbit/dtype.h"
 #include "kbit/gpu.h"
 #include "kbit/rng.h"
+#include "launch.h"  // gpu::detail::tcw_force_plan
 #include "reference/dequantize.h"
 #include "reference/exact_mode.h"
 #include "reference/gemm.h"
@@ -234,6 +235,41 @@ TEST_CASE("gpu: dense kernels equal the CPU reference bit for bit in exact mode"
         }
       }
     }
+}
+
+TEST_CASE("gpu: tcw's stream-K plan equals the CPU reference bit for bit in exact mode") {
+  // The plan picks stream-K only for makespans of >= 32 steps on shapes larger than a test's;
+  // forced here so that the stream-K kernel, its shared tiles and the fixup meet the N, K and M
+  // tails (130 rows: a partial row tile; K = 2080: a partial last step; 64 x 4096: 16 CTAs on one
+  // tile).
+  if (!gpu::tcw_supported()) return;
+  CublasHandle cublas;
+  struct Shape {
+    int64_t N, K;
+  };
+  const Shape shapes[] = {{130, 2080}, {576, 256}, {64, 4096}, {8, 96}};
+  const int64_t Ms[] = {1, 9, 17, 33, 64, 65, 130, 257};
+  gpu::detail::tcw_force_plan(2);
+  uint64_t seed = 101;
+  for (int bits = 2; bits <= 5; ++bits)
+    for (const Shape& sh : shapes) {
+      const QuantizedTensor q = make_exact_weights(bits, 1, sh.N, sh.K, seed++);
+      const DeviceWeights w(q);
+      for (int64_t M : Ms) {
+        const std::vector<float> A = make_exact_activations(M, sh.K, seed++);
+        std::vector<float> ref(size_t(M * sh.N));
+        gemm_ref(A.data(), M, q.view(), ref.data());
+        for (Act act : {Act::f16, Act::bf16}) {
+          const std::vector<uint16_t> want = to_act(act, ref);
+          std::vector<uint16_t> got;
+          if (!run_dense(gpu::Kernel::tcw, act, w, to_act(act, A), M, got, cublas.h)) continue;
+          const int64_t bad = first_mismatch(got, want);
+          CHECK_MESSAGE(bad < 0, "tcw stream-K k=", bits, " N=", sh.N, " K=", sh.K, " M=", M, " ",
+                        std::string(act_name(act)), ": C[", bad / sh.N, ", ", bad % sh.N, "]");
+        }
+      }
+    }
+  gpu::detail::tcw_force_plan(0);
 }
 
 TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") {
