@@ -192,34 +192,23 @@ struct CublasHandle {
   }
 };
 
-}  // namespace
+// A dense kernel and the cuBLAS handle it gets (null: none).
+struct DenseRun {
+  gpu::Kernel kernel;
+  cublasHandle_t handle;
+};
 
-TEST_CASE("gpu: dense kernels equal the CPU reference bit for bit in exact mode") {
-  CublasHandle cublas;
-  // Every dense kernel with the handle, then automatic without one (mma where it would pick
-  // dequant_cublas) in the workspace linear_workspace_bytes(automatic) asks for. Under
-  // KBIT_TEST_NO_CUBLAS there is no handle: the runs that need one are left out.
-  struct Run {
-    gpu::Kernel kernel;
-    cublasHandle_t handle;
-  };
-  std::vector<Run> runs = {{gpu::Kernel::v0, cublas.h}, {gpu::Kernel::gemv, cublas.h}, {gpu::Kernel::tcv, cublas.h},
-                           {gpu::Kernel::tcw, cublas.h}, {gpu::Kernel::mma, cublas.h}};
-  if (cublas.h) runs.insert(runs.end(), {{gpu::Kernel::dequant_cublas, cublas.h}, {gpu::Kernel::automatic, cublas.h}});
-  runs.push_back({gpu::Kernel::automatic, nullptr});
-  struct Shape {
-    int64_t N, K;
-  };
-  const Shape shapes[] = {{1, 32}, {8, 96}, {130, 2080}, {576, 256}, {64, 4096}};
-  const int64_t Ms[] = {1, 2, 3, 4, 5, 8, 9, 16, 17, 33, 64, 65, 130};
-  uint64_t seed = 1;
+// Every run on exact-mode weights (k = 2..5, each shape) and activations (each M), f16 and bf16,
+// C compared bit for bit with the CPU reference. `label` prefixes the failure messages.
+void check_dense_exact(const std::vector<DenseRun>& runs, const std::vector<std::pair<int64_t, int64_t>>& shapes,
+                       const std::vector<int64_t>& Ms, uint64_t seed, const char* label) {
   for (int bits = 2; bits <= 5; ++bits)
-    for (const Shape& sh : shapes) {
-      const QuantizedTensor q = make_exact_weights(bits, 1, sh.N, sh.K, seed++);
+    for (const auto& [N, K] : shapes) {
+      const QuantizedTensor q = make_exact_weights(bits, 1, N, K, seed++);
       const DeviceWeights w(q);
       for (int64_t M : Ms) {
-        const std::vector<float> A = make_exact_activations(M, sh.K, seed++);
-        std::vector<float> ref(size_t(M * sh.N));
+        const std::vector<float> A = make_exact_activations(M, K, seed++);
+        std::vector<float> ref(size_t(M * N));
         gemm_ref(A.data(), M, q.view(), ref.data());
         for (Act act : {Act::f16, Act::bf16}) {
           const std::vector<uint16_t> want = to_act(act, ref);
@@ -227,14 +216,29 @@ TEST_CASE("gpu: dense kernels equal the CPU reference bit for bit in exact mode"
             std::vector<uint16_t> got;
             if (!run_dense(kernel, act, w, to_act(act, A), M, got, handle)) continue;
             const int64_t bad = first_mismatch(got, want);
-            CHECK_MESSAGE(bad < 0, std::string(gpu::kernel_name(kernel)), handle ? "" : " (no cuBLAS handle)", " k=", bits, " N=", sh.N, " K=", sh.K, " M=", M, " ",
-                          std::string(act_name(act)), ": C[", bad / sh.N, ", ", bad % sh.N, "] = ",
-                          (bad >= 0 ? from_act(act, got[size_t(bad)]) : 0.0f), " want ",
+            CHECK_MESSAGE(bad < 0, label, std::string(gpu::kernel_name(kernel)), handle ? "" : " (no cuBLAS handle)",
+                          " k=", bits, " N=", N, " K=", K, " M=", M, " ", std::string(act_name(act)), ": C[",
+                          bad / N, ", ", bad % N, "] = ", (bad >= 0 ? from_act(act, got[size_t(bad)]) : 0.0f), " want ",
                           (bad >= 0 ? from_act(act, want[size_t(bad)]) : 0.0f));
           }
         }
       }
     }
+}
+
+}  // namespace
+
+TEST_CASE("gpu: dense kernels equal the CPU reference bit for bit in exact mode") {
+  CublasHandle cublas;
+  // Every dense kernel with the handle, then automatic without one (mma where it would pick
+  // dequant_cublas) in the workspace linear_workspace_bytes(automatic) asks for. Under
+  // KBIT_TEST_NO_CUBLAS there is no handle: the runs that need one are left out.
+  std::vector<DenseRun> runs = {{gpu::Kernel::v0, cublas.h}, {gpu::Kernel::gemv, cublas.h}, {gpu::Kernel::tcv, cublas.h},
+                                {gpu::Kernel::tcw, cublas.h}, {gpu::Kernel::mma, cublas.h}};
+  if (cublas.h) runs.insert(runs.end(), {{gpu::Kernel::dequant_cublas, cublas.h}, {gpu::Kernel::automatic, cublas.h}});
+  runs.push_back({gpu::Kernel::automatic, nullptr});
+  check_dense_exact(runs, {{1, 32}, {8, 96}, {130, 2080}, {576, 256}, {64, 4096}},
+                    {1, 2, 3, 4, 5, 8, 9, 16, 17, 33, 64, 65, 130}, 1, "");
 }
 
 TEST_CASE("gpu: tcw's stream-K plan equals the CPU reference bit for bit in exact mode") {
@@ -244,31 +248,9 @@ TEST_CASE("gpu: tcw's stream-K plan equals the CPU reference bit for bit in exac
   // tile).
   if (!gpu::tcw_supported()) return;
   CublasHandle cublas;
-  struct Shape {
-    int64_t N, K;
-  };
-  const Shape shapes[] = {{130, 2080}, {576, 256}, {64, 4096}, {8, 96}};
-  const int64_t Ms[] = {1, 9, 17, 33, 64, 65, 130, 257};
   gpu::detail::tcw_force_plan(2);
-  uint64_t seed = 101;
-  for (int bits = 2; bits <= 5; ++bits)
-    for (const Shape& sh : shapes) {
-      const QuantizedTensor q = make_exact_weights(bits, 1, sh.N, sh.K, seed++);
-      const DeviceWeights w(q);
-      for (int64_t M : Ms) {
-        const std::vector<float> A = make_exact_activations(M, sh.K, seed++);
-        std::vector<float> ref(size_t(M * sh.N));
-        gemm_ref(A.data(), M, q.view(), ref.data());
-        for (Act act : {Act::f16, Act::bf16}) {
-          const std::vector<uint16_t> want = to_act(act, ref);
-          std::vector<uint16_t> got;
-          if (!run_dense(gpu::Kernel::tcw, act, w, to_act(act, A), M, got, cublas.h)) continue;
-          const int64_t bad = first_mismatch(got, want);
-          CHECK_MESSAGE(bad < 0, "tcw stream-K k=", bits, " N=", sh.N, " K=", sh.K, " M=", M, " ",
-                        std::string(act_name(act)), ": C[", bad / sh.N, ", ", bad % sh.N, "]");
-        }
-      }
-    }
+  check_dense_exact({{gpu::Kernel::tcw, cublas.h}}, {{130, 2080}, {576, 256}, {64, 4096}, {8, 96}},
+                    {1, 9, 17, 33, 64, 65, 130, 257}, 101, "stream-K plan: ");
   gpu::detail::tcw_force_plan(0);
 }
 

@@ -9,27 +9,48 @@ nvidia-cuda-nvdisasm. Usage:
 prints SAME/DIFF per function of new.cubin whose mangled name matches REGEX; NEWNAME->OLDNAME maps a
 renamed kernel (a substring of the mangled name, e.g. 18tcw_streamk_kernel->10tcw_kernel).
 NVDISASM overrides the nvdisasm path."""
+import argparse
 import os
-import re, subprocess, sys
-def funcs(cubin):
-    out = subprocess.run([os.environ.get('NVDISASM', 'nvdisasm'),'-c',cubin],capture_output=True,text=True).stdout
-    fs={}; cur=None
-    for line in out.splitlines():
-        m=re.match(r'\s*\.text\.(\S+):',line)
-        if m: cur=m.group(1); fs[cur]=[]; continue
-        if cur and '/*' in line:
-            m=re.search(r'/\*[0-9a-f]{4,}\*/\s*(.*?)\s*;',line)
-            if m:
-                ins=re.sub(r'__internal_\d+_','__internal_',re.sub(r'\.L_x_\d+','L',m.group(1)))
-                fs[cur].append(re.sub(r'\s+',' ',ins))
-    return fs
-a=funcs(sys.argv[1]); b=funcs(sys.argv[2])
-pat=sys.argv[3]; ren=sys.argv[4] if len(sys.argv)>4 else None
-for name in sorted(a):
-    if not re.search(pat,name): continue
-    other = name if not ren else name.replace(*ren.split('->'))
-    if other not in b: print("MISSING", other[:90]); continue
-    x=a[name]; y=b[other]
-    if ren:
-        src,dst=ren.split('->'); x=[i.replace(src,dst) for i in x]
-    print("SAME " if x==y else "DIFF ", len(x), len(y), name[:100])
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sass_loop_mix import INSTR, functions  # noqa: E402  (the same nvdisasm parsing)
+
+
+def instructions(cubin):
+    """{mangled name: [instruction, normalized]} of every function in the cubin."""
+    text = subprocess.run([os.environ.get("NVDISASM", "nvdisasm"), "-c", cubin],
+                          capture_output=True, text=True, check=True).stdout
+    out = {}
+    for name, body in functions(text).items():
+        ins = [INSTR.match(l).group(1) for l in body if INSTR.match(l)]
+        ins = [i.split(";")[0] for i in ins]
+        ins = [re.sub(r"__internal_\d+_", "__internal_", re.sub(r"\.L_x_\d+", "L", i)) for i in ins]
+        out[name] = [re.sub(r"\s+", " ", i).strip() for i in ins]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("new")
+    ap.add_argument("old")
+    ap.add_argument("regex")
+    ap.add_argument("rename", nargs="?", help="NEWNAME->OLDNAME (substrings of the mangled names)")
+    args = ap.parse_args()
+    a, b = instructions(args.new), instructions(args.old)
+    src, dst = args.rename.split("->") if args.rename else ("", "")
+    for name in sorted(a):
+        if not re.search(args.regex, name):
+            continue
+        other = name.replace(src, dst) if src else name
+        if other not in b:
+            print("MISSING", other[:90])
+            continue
+        x = [i.replace(src, dst) for i in a[name]] if src else a[name]
+        print("SAME " if x == b[other] else "DIFF ", len(x), len(b[other]), name[:100])
+
+
+if __name__ == "__main__":
+    main()
