@@ -117,6 +117,9 @@ const char* status_name(Status s) {
 }
 const char* status_message() { return g_message.c_str(); }
 bool tcw_supported() { return detail::tcw_available(); }
+int weight_roundings(Kernel kernel, const TiledView& w) {
+  return kernel == Kernel::tcw && w.bits == 4 && w.half_cb ? 2 : 1;
+}
 
 const char* kernel_name(Kernel k) {
   switch (k) {

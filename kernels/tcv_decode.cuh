@@ -93,4 +93,51 @@ __device__ __forceinline__ void table_pairs(const uint32_t (&wc)[2][KB], const f
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// k = 4 pair table (tcw with TiledView::half_cb): the 256 codebook pairs (cb[e & 15], cb[e >> 4])
+// rounded to the activation type, one 32-bit entry per byte e of block_nibbles' output, each entry
+// repeated in 32 consecutive words (one per lane: 32 KB) so that lane l reads word l of a 128-byte
+// row and a warp's loads never conflict, whatever the indices. A pair then costs one byte extract,
+// one address multiply-add, one shared load and one packed multiply by the block scale, against
+// two extracts, two loads, two multiplies, a conversion and a PRMT for frag_from_offsets.
+// Numerics: W' = rn(rn(cb) * dec) in the activation type (two roundings; dec, an E4M4 value, is
+// exact in fp16 and bf16), where frag_from_offsets rounds cb * dec once. TiledView::half_cb keeps
+// rn(cb) free of an absolute (subnormal) error; kbit-verify derives its tolerance for it.
+inline constexpr int kPairTableBytes = 256 * 32 * 4;
+
+// Stage the table from the fp32 codebook in shared memory; caller synchronises before and after.
+template <Act ACT>
+__device__ __forceinline__ void stage_pair_table(const float* cb_s, uint4* table) {
+  for (int i = threadIdx.x; i < kPairTableBytes / 16; i += blockDim.x) {
+    const int e = i / 8;  // 8 uint4 = 32 words per entry
+    const uint32_t v = pack2<ACT>(cb_s[e & 15], cb_s[e >> 4]);
+    table[i] = make_uint4(v, v, v, v);
+  }
+}
+
+// Packed multiply of two half2 / bfloat162 bit patterns, one rounding per half.
+template <Act ACT>
+__device__ __forceinline__ uint32_t mul2(uint32_t a, uint32_t b) {
+  uint32_t d;
+  if constexpr (ACT == Act::f16) asm("mul.rn.f16x2 %0, %1, %2;\n" : "=r"(d) : "r"(a), "r"(b));
+  else asm("mul.rn.bf16x2 %0, %1, %2;\n" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+
+// The A fragment of mma i (0..7) from the nibble words T[j] (block_nibbles) of rows g (j = 0) and
+// g + 8 (j = 1), in tcv_map.h's bt_* map (the k <= 3 one: A register r of mma i is the pair at
+// byte bt_pair_c(i) of T[r % 2][bt_pair_r(i, r)]), scaled by the packed block scales sc2[j].
+// lane_base: shared-window address of the table plus 4 * lane.
+template <Act ACT>
+__device__ __forceinline__ void frag_from_pairs(const uint32_t (&T)[2][4], const uint32_t (&sc2)[2],
+                                                uint32_t lane_base, int i, uint32_t (&a)[4]) {
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const uint32_t e = __byte_perm(T[r & 1][tcv::bt_pair_r(i, r)], 0u, 0x4440u + tcv::bt_pair_c(i));
+    uint32_t v;
+    asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(lane_base + 128u * e));
+    a[r] = mul2<ACT>(v, sc2[r & 1]);
+  }
+}
+
 }  // namespace kbit::gpu::detail

@@ -20,7 +20,9 @@
 // (tile, step) units, tiles shared by two CTAs summed by tcw_fixup_kernel. The two kernels have the
 // same loop; they are separate because each is exactly the code measured for its plans (SASS
 // compared with bench/scripts/sass_compare.py).
-// Numerics equal tcv's: W' = cb * scale in fp32 rounded once to the activation type, fp32 sums.
+// Numerics equal tcv's: W' = cb * scale in fp32 rounded once to the activation type, fp32 sums --
+// except at k = 4 with TiledView::half_cb, where the pair table (PR, tcv_decode.cuh) gives
+// W' = rn(rn(cb) * scale), two roundings in the activation type.
 //
 // wgmma needs sm_90a (build with KBIT_CUDA_ARCHS=90a, the default); elsewhere the kernel body
 // traps, and linear() refuses Kernel::tcw with bad_kernel before any launch (tcw_available()).
@@ -104,7 +106,7 @@ __global__ void __launch_bounds__(256) tcw_permute_kernel(const typename ActTrai
 // tile (its epilogue also handles splits > 0, the form it was measured in; the plan sends those to
 // tcw_kernel below, which was ~0.9 us faster on small shapes in the same run, likely its fixed-tile
 // indexing against the 64-bit divisions of the unit walk).
-template <Act ACT, int KB, int MN>
+template <Act ACT, int KB, int MN, bool PR>
 __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     tcw_streamk_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C, int M, TiledView w,
                TcwSched sch) {
@@ -124,6 +126,12 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   float cbr[KB <= 3 ? 1 << KB : 1];
 #pragma unroll
   for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
+  uint32_t pair_base = 0;  // PR: this lane's word of the pair table's rows
+  if constexpr (PR) {
+    stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
+    pair_base = smem_addr(tiles + Cfg::kSmem) + 4 * lane;
+    __syncthreads();
+  }
 
   // This CTA's units, one segment (a tile's steps sb .. se - 1) at a time.
   const int64_t cta = blockIdx.x;
@@ -209,7 +217,27 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   };
 
   fetch(sb);
-  if constexpr (KB >= 4) {
+  if constexpr (PR) {
+    // k = 4 with the pair table: the half steps of the k >= 4 loop below, fragments by frag_from_pairs.
+    uint32_t a0[4][4], a1[4][4];
+    for (int64_t s = sb; s < se; ++s) {
+      uint32_t wc[2][KB], T[2][4], sc2[2];
+      float sc[2];
+      next_weights(s, wc, sc);
+      block_nibbles<KB>(wc[0], T[0]);
+      block_nibbles<KB>(wc[1], T[1]);
+      sc2[0] = pack2<ACT>(sc[0], sc[0]);  // exact: E4M4 values are fp16 and bf16 numbers
+      sc2[1] = pack2<ACT>(sc[1], sc[1]);
+      wgmma_wait<1>();
+#pragma unroll
+      for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, i, a0[i]);
+      const uint64_t d = sync_step(s);
+      issue(a0, d, 0);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, 4 + i, a1[i]);
+      issue(a1, d, 4);
+    }
+  } else if constexpr (KB >= 4) {
     // Half steps: the fragments of sub-steps 0..3 and 4..7 live in a0 and a1 (32 registers, not 64)
     // and each half is its own wgmma group. a0 is rewritten only after wgmma_wait<1> retired the
     // previous step's first half; a1 after the wait<0> of sync_step retired its second half. The
@@ -297,7 +325,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
 
 // The kernel for per-tile plans (splits >= 1): CTA (row tile, token tile, slice) = blockIdx (x, y,
 // z), slices of a tile summed by tcw_reduce_kernel.
-template <Act ACT, int KB, int MN>
+template <Act ACT, int KB, int MN, bool PR>
 __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     tcw_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C, int M, TiledView w,
                SplitK sk) {
@@ -347,6 +375,12 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   float cbr[KB <= 3 ? 1 << KB : 1];
 #pragma unroll
   for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
+  uint32_t pair_base = 0;  // PR: this lane's word of the pair table's rows
+  if constexpr (PR) {
+    stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
+    pair_base = smem_addr(tiles + Cfg::kSmem) + 4 * lane;
+    __syncthreads();
+  }
 
   float acc[MN / 2];
 #pragma unroll
@@ -395,7 +429,27 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   };
 
   fetch(sb);
-  if constexpr (KB >= 4) {
+  if constexpr (PR) {
+    // k = 4 with the pair table: the half steps of the k >= 4 loop below, fragments by frag_from_pairs.
+    uint32_t a0[4][4], a1[4][4];
+    for (int64_t s = sb; s < se; ++s) {
+      uint32_t wc[2][KB], T[2][4], sc2[2];
+      float sc[2];
+      next_weights(s, wc, sc);
+      block_nibbles<KB>(wc[0], T[0]);
+      block_nibbles<KB>(wc[1], T[1]);
+      sc2[0] = pack2<ACT>(sc[0], sc[0]);  // exact: E4M4 values are fp16 and bf16 numbers
+      sc2[1] = pack2<ACT>(sc[1], sc[1]);
+      wgmma_wait<1>();
+#pragma unroll
+      for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, i, a0[i]);
+      const uint64_t d = sync_step(s);
+      issue(a0, d, 0);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, 4 + i, a1[i]);
+      issue(a1, d, 4);
+    }
+  } else if constexpr (KB >= 4) {
     // Half steps: the fragments of sub-steps 0..3 and 4..7 live in a0 and a1 (32 registers, not 64)
     // and each half is its own wgmma group. a0 is rewritten only after wgmma_wait<1> retired the
     // previous step's first half; a1 after the wait<0> of sync_step retired its second half. The
@@ -515,27 +569,44 @@ struct TcwPlan {
   int mn = 32;
   int64_t steps = 0, tok_tiles = 0;
   TcwSched sched;              // partials set at launch
+  bool pairs = false;          // the pair-table decode (tcw_pairs)
   bool shared_tiles = false;   // some tile is split between CTAs: partial slots and the fixup
   size_t permuted_bytes = 0;   // the pre-pass output, 256-byte aligned size
   size_t partial_bytes = 0;
 };
 
-template <Act ACT, int KB, int MN>
+// Dynamic shared memory: the activation stages, then the pair table (PR).
+template <int MN, bool PR>
+constexpr int tcw_smem_bytes() { return TcwCfg<MN>::kSmem + (PR ? kPairTableBytes : 0); }
+
+template <Act ACT, int KB, int MN, bool PR>
 int tcw_blocks_per_sm() {
   static int cache[64] = {};
-  return cached_blocks_per_sm(tcw_streamk_kernel<ACT, KB, MN>, kTcwThreads, cache, TcwCfg<MN>::kSmem);
+  return cached_blocks_per_sm(tcw_streamk_kernel<ACT, KB, MN, PR>, kTcwThreads, cache, tcw_smem_bytes<MN, PR>());
 }
+
+// The pair-table decode: k = 4 and a codebook whose values are 0 or normal fp16 numbers (the
+// condition gpu::weight_roundings reports as 2).
+bool tcw_pairs(const TiledView& w) { return w.bits == 4 && w.half_cb; }
 
 // Resident CTAs per SM (f16 and bf16 kernels have the same resources up to a register or two;
 // the plan uses the f16 figure for both so the workspace query needs no dtype).
-int blocks_per_sm(int mn, int bits) {
+int blocks_per_sm(int mn, int bits, bool pairs) {
+  if (pairs) {
+    switch (mn) {
+      case 32: return tcw_blocks_per_sm<Act::f16, 4, 32, true>();
+      case 64: return tcw_blocks_per_sm<Act::f16, 4, 64, true>();
+      case 128: return tcw_blocks_per_sm<Act::f16, 4, 128, true>();
+      default: return tcw_blocks_per_sm<Act::f16, 4, 256, true>();
+    }
+  }
   return with_bits(bits >= 2 && bits <= 5 ? bits : 5, 1, [&](auto kb) {
     constexpr int KB = decltype(kb)::value;
     switch (mn) {
-      case 32: return tcw_blocks_per_sm<Act::f16, KB, 32>();
-      case 64: return tcw_blocks_per_sm<Act::f16, KB, 64>();
-      case 128: return tcw_blocks_per_sm<Act::f16, KB, 128>();
-      default: return tcw_blocks_per_sm<Act::f16, KB, 256>();
+      case 32: return tcw_blocks_per_sm<Act::f16, KB, 32, false>();
+      case 64: return tcw_blocks_per_sm<Act::f16, KB, 64, false>();
+      case 128: return tcw_blocks_per_sm<Act::f16, KB, 128, false>();
+      default: return tcw_blocks_per_sm<Act::f16, KB, 256, false>();
     }
   });
 }
@@ -561,7 +632,8 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   p.tok_tiles = (M + p.mn - 1) / p.mn;
   const int64_t tiles = p.sched.row_tiles * p.tok_tiles;
   p.permuted_bytes = (static_cast<size_t>(p.tok_tiles) * p.steps * p.mn * kTileBytesPerToken + 255) / 256 * 256;
-  const int64_t slots = static_cast<int64_t>(blocks_per_sm(p.mn, w.bits)) * device_sm_count();
+  p.pairs = tcw_pairs(w);
+  const int64_t slots = static_cast<int64_t>(blocks_per_sm(p.mn, w.bits, p.pairs)) * device_sm_count();
   p.sched.units = tiles * p.steps;
   int64_t splits = std::min<int64_t>(std::max<int64_t>(1, slots / tiles), std::max<int64_t>(1, p.steps / 2));
   while (splits > 1 && static_cast<double>(splits) * M * w.N * 4 > 32.0e6) --splits;
@@ -583,16 +655,16 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   return p;
 }
 
-template <Act ACT, int KB, int MN>
+template <Act ACT, int KB, int MN, bool PR>
 cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   using T = typename ActTraits<ACT>::T;
   const int64_t rows16 = p.tok_tiles * p.steps * (MN * kTileBytesPerToken / 16);
-  tcw_permute_kernel<ACT, (KB <= 3), MN><<<static_cast<unsigned>((rows16 + 255) / 256), 256, 0, a.stream>>>(
+  tcw_permute_kernel<ACT, (KB <= 3 || PR), MN><<<static_cast<unsigned>((rows16 + 255) / 256), 256, 0, a.stream>>>(
       static_cast<const T*>(a.A), permuted, static_cast<int>(a.M), a.w.K, rows16);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-  constexpr int bytes = TcwCfg<MN>::kSmem;
+  constexpr int bytes = tcw_smem_bytes<MN, PR>();
   if (p.sched.splits > 0) {  // per tile: tcw_kernel on (row tiles, token tiles, slices), slices summed by tcw_reduce_kernel
-    auto kern = tcw_kernel<ACT, KB, MN>;
+    auto kern = tcw_kernel<ACT, KB, MN, PR>;
     if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
       return e;
     SplitK sk;
@@ -608,7 +680,7 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
     return cudaGetLastError();
   }
   // stream-K: tcw_streamk_kernel on one wave, shared tiles summed by tcw_fixup_kernel
-  auto kern = tcw_streamk_kernel<ACT, KB, MN>;
+  auto kern = tcw_streamk_kernel<ACT, KB, MN, PR>;
   if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
     return e;
   kern<<<static_cast<unsigned>(p.sched.ctas), kTcwThreads, bytes, a.stream>>>(permuted, static_cast<T*>(a.C),
@@ -620,20 +692,21 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   return cudaGetLastError();
 }
 
-template <Act ACT, int KB>
+template <Act ACT, int KB, bool PR>
 cudaError_t launch_mn(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   switch (p.mn) {
-    case 32: return launch_t<ACT, KB, 32>(a, p, permuted);
-    case 64: return launch_t<ACT, KB, 64>(a, p, permuted);
-    case 128: return launch_t<ACT, KB, 128>(a, p, permuted);
-    default: return launch_t<ACT, KB, 256>(a, p, permuted);
+    case 32: return launch_t<ACT, KB, 32, PR>(a, p, permuted);
+    case 64: return launch_t<ACT, KB, 64, PR>(a, p, permuted);
+    case 128: return launch_t<ACT, KB, 128, PR>(a, p, permuted);
+    default: return launch_t<ACT, KB, 256, PR>(a, p, permuted);
   }
 }
 
 template <Act ACT>
 cudaError_t launch_k(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
+  if (p.pairs) return launch_mn<ACT, 4, true>(a, p, permuted);
   return with_bits(a.w.bits, cudaErrorInvalidValue,
-                   [&](auto kb) { return launch_mn<ACT, decltype(kb)::value>(a, p, permuted); });
+                   [&](auto kb) { return launch_mn<ACT, decltype(kb)::value, false>(a, p, permuted); });
 }
 
 }  // namespace

@@ -254,6 +254,48 @@ TEST_CASE("gpu: tcw's stream-K plan equals the CPU reference bit for bit in exac
   gpu::detail::tcw_force_plan(0);
 }
 
+TEST_CASE("gpu: tcw's k = 4 decodes give the documented W' bit for bit (one-hot activations)") {
+  // Token m of A is the unit vector e_m (M = K), so C[m, n] = W'[n, m] as the kernel rounded it to
+  // the activation type: no sum can round. The pair table (TiledView::half_cb) must give
+  // rn(rn(cb) * dec), the offsets decode rn(fp32(cb * dec)) -- on random bytes with a non-dyadic
+  // codebook, where the two differ (checked, so the test can tell them apart).
+  if (!gpu::tcw_supported()) return;
+  CublasHandle cublas;
+  uint64_t seed = 7100;
+  for (const auto& [N, K] : std::vector<std::pair<int64_t, int64_t>>{{130, 256}, {64, 160}, {200, 96}}) {
+    const QuantizedTensor q = random_weights(4, 1, N, K, seed++);
+    REQUIRE(q.view().half_cb);  // random_weights' codebook: no value in fp16's subnormal range
+    std::vector<float> A(size_t(K * K), 0.0f);
+    for (int64_t m = 0; m < K; ++m) A[size_t(m * K + m)] = 1.0f;
+    for (Act act : {Act::f16, Act::bf16}) {
+      int64_t differ = 0;
+      for (bool pairs : {true, false}) {
+        DeviceWeights w(q);
+        w.view.half_cb = pairs;
+        std::vector<uint16_t> got;
+        REQUIRE(run_dense(gpu::Kernel::tcw, act, w, to_act(act, A), K, got, cublas.h));
+        int64_t bad = 0;
+        for (int64_t n = 0; n < N; ++n)
+          for (int64_t k = 0; k < K; ++k) {
+            const float cb = q.codebook_stored[size_t(q.view().index_at(0, n, k))];
+            const float dec = e4m4_decode(q.view().absmax_at(0, n, k / kBlockSize));
+            const uint16_t want_pairs = to_act(act, from_act(act, to_act(act, cb)) * dec);
+            const uint16_t want_offsets = to_act(act, cb * dec);
+            const uint16_t want = pairs ? want_pairs : want_offsets;
+            differ += pairs && from_act(act, want_pairs) != from_act(act, want_offsets);
+            const uint16_t g = got[size_t(k * N + n)];
+            if (from_act(act, g) != from_act(act, want) && bad++ < 3)
+              CHECK_MESSAGE(false, (pairs ? "pair table" : "offsets"), " ", act_name(act), " N=", N, " K=", K,
+                            ": W'[", n, ", ", k, "] = ", from_act(act, g), " want ", from_act(act, want));
+          }
+        CHECK_MESSAGE(bad == 0, (pairs ? "pair table" : "offsets"), " ", act_name(act), " N=", N, " K=", K, ": ", bad,
+                      " of ", N * K, " weights differ");
+      }
+      CHECK_MESSAGE(differ > 0, "the two roundings agree everywhere on N=", N, " K=", K, ": the test cannot tell them apart");
+    }
+  }
+}
+
 TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") {
   const gpu::MoeKernel kernels[] = {gpu::MoeKernel::v0, gpu::MoeKernel::grouped_gemv, gpu::MoeKernel::grouped_tcv, gpu::MoeKernel::grouped_mma,
                                     gpu::MoeKernel::automatic};
@@ -327,10 +369,10 @@ TEST_CASE("gpu: dequantize equals dequantize_ref bit for bit on random bytes") {
 }
 
 TEST_CASE("gpu: dense kernels on random bytes stay within the dtype rounding bound") {
-  // Each kernel may round W' to the activation dtype (relative error <= u) and rounds C (<= u);
-  // A is exact in the dtype. On random data the NMSE of each rounding is about u^2 / 3, so the
-  // total stays below 2 u^2 (u = 2^-11 for fp16, 2^-8 for bf16); a layout or scale bug gives
-  // NMSE near 1.
+  // Each kernel may round W' to the activation dtype (relative error <= u; tcw's k = 4 pair table
+  // rounds cb first and then W', two such errors) and rounds C (<= u); A is exact in the dtype. On
+  // random data the NMSE of each rounding is about u^2 / 3, so the total (three at most) stays
+  // below 2 u^2 (u = 2^-11 for fp16, 2^-8 for bf16); a layout or scale bug gives NMSE near 1.
   CublasHandle cublas;
   uint64_t seed = 9000;
   for (int bits = 2; bits <= 5; ++bits)

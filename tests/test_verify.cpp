@@ -195,6 +195,32 @@ TEST_CASE("tolerance: derived constants per dtype") {
   CHECK(round_to(Precision::bf16, 1.0f + 0x1p-7f) == 1.0f + 0x1p-7f);
 }
 
+TEST_CASE("tolerance: two weight roundings (tcw's pair table) are covered, and need the wider u_w") {
+  // w~ = rn(rn(cb) * dec) for fp16-normal cb and E4M4 dec: |w~ - w| <= u_w |w| + eta_w with the
+  // derived u_w of derive(.., 2); some weights exceed the one-rounding bound, so it is needed.
+  for (Precision p : {Precision::f16, Precision::bf16}) {
+    const Tolerance one = Tolerance::derive(p, 64), two = Tolerance::derive(p, 64, 2);
+    const double u = rounding_of(p).u;
+    CHECK(one.u_w == u);
+    CHECK(two.u_w == (1 + u) * (1 + u) - 1);
+    CHECK(two.eta_w == one.eta_w);
+    Rng rng(77);
+    int64_t beyond_one = 0;
+    for (int i = 0; i < 200000; ++i) {
+      const float cb = float((rng.uniform() * 2 - 1) * std::ldexp(1.0, -int(rng.below(8))));
+      if (std::fabs(cb) < 0x1p-14f) continue;  // TiledView::half_cb: no fp16 subnormals in the codebook
+      const float dec = e4m4_decode(uint8_t(1 + rng.below(255)));
+      const double w = double(cb) * dec;
+      const double got = round_to(p, round_to(p, cb) * dec);  // the product of two 16-bit values is exact in fp32
+      const double err = std::fabs(got - w);
+      CHECK(err <= two.u_w * std::fabs(w) + two.eta_w);
+      beyond_one += err > one.u_w * std::fabs(w) + one.eta_w;
+    }
+    CHECK(beyond_one > 0);
+  }
+  CHECK_THROWS_AS(Tolerance::derive(Precision::f16, 64, 3), Error);
+}
+
 namespace {
 // A software kernel on random data: W' rounded to the act dtype (or not), products accumulated in
 // fp32 in a shuffled order or in split-K chunks, C rounded. Returns (max err/tol, nmse/nmse_tol).

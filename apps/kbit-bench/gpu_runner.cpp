@@ -132,7 +132,11 @@ struct GpuBench::Impl {
     shape = &s;
   }
   TiledView view(size_t copy) const {
-    return {packed[copy]->as<uint32_t>(), absmax[copy]->as<uint8_t>(), cb.as<float>(), hw.bits, hw.E, hw.N, hw.K};
+    TiledView v = hw.view();  // shape and half_cb; device pointers below
+    v.packed = packed[copy]->as<uint32_t>();
+    v.absmax = absmax[copy]->as<uint8_t>();
+    v.codebook = cb.as<float>();
+    return v;
   }
   size_t kbit_bytes() const { return hw.packed.size() * 4 + hw.absmax.size(); }
   // Launches (or weight copies) for one rotation to read > 4x L2 at this many bytes each; 1 hot.

@@ -89,7 +89,10 @@ struct DevWeights {
     absmax.upload(w.absmax.data(), w.absmax.size());
     cb.upload(w.codebook.data(), w.codebook.size() * 4);
     cb_abs.upload(w.codebook_abs.data(), w.codebook_abs.size() * 4);
-    view = {packed.as<uint32_t>(), absmax.as<uint8_t>(), cb.as<float>(), w.bits, w.E, w.N, w.K};
+    view = w.view();  // shape and half_cb; device pointers below
+    view.packed = packed.as<uint32_t>();
+    view.absmax = absmax.as<uint8_t>();
+    view.codebook = cb.as<float>();
     abs_view = view;
     abs_view.codebook = cb_abs.as<float>();
   }
@@ -561,7 +564,6 @@ struct Runner::Impl {
     ensure_exact_weights(c);
     ensure_act_weights(c.dtype);
     ensure_group(c);
-    const Tolerance tol = Tolerance::derive(c.dtype, c.K);
     gpu::Status st;
     std::string msg = run_once(c, dA.data(), d_real.view, true, &o.chosen, &st);
     if (st == gpu::Status::bad_kernel && !must_run(c)) {
@@ -574,6 +576,11 @@ struct Runner::Impl {
       o.message = "the kernel returned " + msg;
       return o;
     }
+    // The tolerance of the kernel that ran (automatic: the one dispatch chose).
+    int w_roundings = 1;
+    if (c.family == Family::dense)
+      w_roundings = gpu::weight_roundings(dense_kernel(c.kernel == "automatic" ? o.chosen : c.kernel), d_real.view);
+    const Tolerance tol = Tolerance::derive(c.dtype, c.K, w_roundings);
     const int th = opt.threads;
     std::vector<float> got = download(C.data(), rows * N, c.dtype, th);
     o.checks.push_back(guard_check(true));

@@ -41,14 +41,16 @@ float from_bits(Precision p, uint16_t h) { return p == Precision::bf16 ? bf16_to
 
 float round_to(Precision p, float x) { return p == Precision::f32 ? x : from_bits(p, bits_of(p, x)); }
 
-Tolerance Tolerance::derive(Precision act, int64_t K) {
+Tolerance Tolerance::derive(Precision act, int64_t K, int w_roundings) {
   if (act == Precision::f32) throw Error("Tolerance::derive: activations are f16 or bf16");
   if (K < 1 || K > (int64_t(1) << 17)) throw Error("Tolerance::derive: K = " + std::to_string(K) + " outside 1..2^17");
   Tolerance t;
   t.act = act;
   t.K = K;
   const Rounding r = rounding_of(act);
-  t.u_w = t.u_c = r.u;
+  if (w_roundings < 1 || w_roundings > 2) throw Error("Tolerance::derive: w_roundings must be 1 or 2");
+  t.u_c = r.u;
+  t.u_w = w_roundings == 1 ? r.u : (1.0 + r.u) * (1.0 + r.u) - 1.0;
   t.eta_w = t.eta_c = r.eta;
   t.n_acc = double(K + 1);
   t.gamma = t.n_acc * kAccumulationUnit / (1.0 - t.n_acc * kAccumulationUnit);

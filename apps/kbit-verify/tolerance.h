@@ -75,7 +75,10 @@ struct Tolerance {
   double n_acc = 0;  // K + 1
   double gamma = 0;  // gamma_n with u_acc
 
-  static Tolerance derive(Precision act, int64_t K);
+  // w_roundings: how many times the kernel rounds W' to the dtype (gpu::weight_roundings): 1, or
+  // 2 for rn(rn(cb) * dec) with every cb_stored 0 or fp16-normal, where rn(cb) = cb (1 + d1) and
+  // the product is exact in fp32, so w~ = w (1 + d1)(1 + d2) + e: u_w = (1 + u)^2 - 1, eta_w = eta.
+  static Tolerance derive(Precision act, int64_t K, int w_roundings = 1);
   // Upper bound of the true S from a computed one.
   double s_up(double S) const { return S * (1.0 + 2.0 * gamma); }
   double elem(double ref_abs, double S, double SA) const;

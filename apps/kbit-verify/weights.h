@@ -26,8 +26,16 @@ struct HostWeights {
   std::vector<uint32_t> packed;
   std::vector<uint8_t> absmax;
 
-  TiledView view() const { return {packed.data(), absmax.data(), codebook.data(), bits, E, N, K}; }
-  TiledView abs_view() const { return {packed.data(), absmax.data(), codebook_abs.data(), bits, E, N, K}; }
+  TiledView view() const {
+    TiledView v{packed.data(), absmax.data(), codebook.data(), bits, E, N, K};
+    v.half_cb = codebook_half_normal(codebook.data(), static_cast<int>(codebook.size()));
+    return v;
+  }
+  TiledView abs_view() const {
+    TiledView v = view();
+    v.codebook = codebook_abs.data();
+    return v;
+  }
 };
 
 HostWeights make_random_weights(int bits, int64_t E, int64_t N, int64_t K, uint64_t seed, int threads = 0);

@@ -86,6 +86,10 @@ Status linear(const LinearArgs& args);
 // What dispatch picks for this case (the kernel `automatic` runs; dequant_cublas only when a
 // cuBLAS handle is given).
 Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas = true);
+// How many times `kernel` (not automatic: pass choose_kernel's answer) rounds W' to the activation
+// dtype: 1 (W' = rn(cb * scale)), or 2 for tcw's pair table at k = 4 with w.half_cb
+// (rn(rn(cb) * scale)). kbit-verify derives its tolerance from it.
+int weight_roundings(Kernel kernel, const TiledView& w);
 
 struct MoeArgs {
   const void* A = nullptr;              // [total_rows, K], rows sorted by expert

@@ -35,7 +35,9 @@ struct QuantizedTensor {
   std::vector<uint8_t> absmax;         // [E][k_tiles][N][2]
 
   TiledView view() const {
-    return {packed.data(), absmax.data(), codebook_stored.data(), bits, E, N, K};
+    TiledView v{packed.data(), absmax.data(), codebook_stored.data(), bits, E, N, K};
+    v.half_cb = codebook_half_normal(codebook_stored.data(), static_cast<int>(codebook_stored.size()));
+    return v;
   }
 };
 
