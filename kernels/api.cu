@@ -118,7 +118,11 @@ const char* status_name(Status s) {
 const char* status_message() { return g_message.c_str(); }
 bool tcw_supported() { return detail::tcw_available(); }
 int weight_roundings(Kernel kernel, const TiledView& w) {
+  if (kernel == Kernel::tcv) return detail::tcv_uses_pairs(w, false) ? 2 : 1;
   return kernel == Kernel::tcw && w.bits == 4 && w.half_cb ? 2 : 1;
+}
+int moe_weight_roundings(MoeKernel kernel, const TiledView& w) {
+  return kernel == MoeKernel::grouped_tcv && detail::tcv_uses_pairs(w, true) ? 2 : 1;
 }
 
 const char* kernel_name(Kernel k) {
@@ -152,9 +156,13 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   // wins on the large shapes (Llama-3-70B gate_up 150 vs 209 us) and is within 6% on the small
   // ones, and it beats mma at M = 4..16 on every catalogue shape. M = 3 is not in the sweep; it
   // goes to tcv because gemv's cost grows by one FMA per weight and row.
+  // With the k = 4 pair table (2026-11-25-h100-tcvpairs) tcv also wins M = 2 from ~50 M weights
+  // (Llama-3-8B down, 58.7 M: 22.6 vs 23.5 us; Llama-3-70B gate_up 122.3 vs 131.2) and loses
+  // below (GLM shared_experts.gate_up, 41.9 M: 19.0 vs 17.3); gemv keeps M = 1 (105.6 vs 118.6).
+  const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
+  if (M == 2 && w.K > 512 && weights >= 50.0e6 && detail::tcv_uses_pairs(w, false)) return Kernel::tcv;
   if (M <= 2) return w.K <= 512 ? Kernel::tcv : Kernel::gemv;
   if (M <= 8) return Kernel::tcv;
-  const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
   // tcw (wgmma) against tcv, mma and dequantize + cuBLAS, kbit-bench on the H100 (bench/results/
   // 2026-11-25-h100-tcw, records at cb1aad7 and 7c958a1, all 27 block shapes): from M = 16 it beats
   // tcv on every shape with K > 512 (Llama-3-8B q_proj 13.4 vs 20.0 us, GLM q_b_proj, K = 768, 8.4

@@ -22,6 +22,17 @@ size_t tcv_workspace_bytes(int64_t M, const TiledView& w, Act act);
 cudaError_t launch_tcv(const LinearArgs& a);
 // Grouped tensor-core GEMV: any rows per expert (work items of 8 or 16 rows).
 cudaError_t launch_grouped_tcv(const MoeArgs& a);
+// Whether tcv decodes w by the k = 4 pair table (two roundings of W'; weight_roundings): k = 4, a
+// codebook of fp16-normal values (TiledView::half_cb) and, for the dense kernel, at least
+// kTcvPairsMinWeights weights -- its 32 KB table, staged by every CTA, costs more than it saves on
+// mid-size weights (H100: Llama-3-8B q_proj, 16.8 M weights, 11.9 -> 12.4 us at M = 1; Qwen3
+// dense.gate_up, 21 M, 13.6 -> 14.1; GLM shared_experts.gate_up, 42 M, 19.6 -> 18.1;
+// bench/results/2026-11-25-h100-tcvpairs). The grouped kernel always uses it where k = 4 allows.
+inline constexpr double kTcvPairsMinWeights = 32.0e6;
+bool tcv_uses_pairs(const TiledView& w, bool grouped);
+// Tests only: 1 makes the dense tcv take the pair table whatever the size (small shapes then
+// exercise it), 0 restores the size rule. Applies to the whole process.
+void tcv_force_pairs(int mode);
 
 // Tensor-core GEMM on wgmma (sm_90a builds on sm_90 devices only: launch only where
 // tcw_available(), M <= kTcwMaxM); the workspace holds the permuted activations and the split-K partials.

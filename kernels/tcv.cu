@@ -21,9 +21,11 @@
 // k = 2, 3 decode by register lookups instead (tcv_map.h's bt_* map): per block and row the scaled
 // codebook is packed once into byte tables of 2 or 4 registers, and PRMTs on them give two weights
 // in ~1.1 instructions (block_table_pairs) where the shared-memory codebook costs ~3.5 per weight.
+// k = 4 with TiledView::half_cb decodes by the pair table of tcv_decode.cuh (PR), as tcw does.
 // Numerics equal the mma kernel's: W' = cb * scale in fp32, rounded once to the activation dtype,
-// fp32 accumulation (in both decodes).
+// fp32 accumulation -- except the pair table: W' = rn(rn(cb) * scale), two roundings.
 #include <algorithm>
+#include <atomic>
 
 #include "common.cuh"
 #include "kbit/tcv_map.h"
@@ -95,11 +97,13 @@ __device__ __forceinline__ void tcv_each(const TcvLane& L, int64_t N, int M, F&&
 
 // One CTA's tile: rows of `tile`, steps [sb, se) of one weight matrix (packed/absmax of it), tokens
 // [0, M) of A (M <= 8 NT). On return the ks == 0 warps hold the CTA's sums in acc.
-template <Act ACT, int KB, int NT>
+// PR (k = 4, TiledView::half_cb): the pair-table decode (tcv_decode.cuh) from `pairs`, a 32 KB
+// dynamic shared-memory table this function stages while the first step's weights are in flight.
+template <Act ACT, int KB, int NT, bool PR>
 __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __restrict__ A, int M,
                                          const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
                                          int64_t N, int64_t K, const TcvLane& L, int kw, int64_t sb, int64_t se,
-                                         TcvSmem& sm, float (&acc)[NT][4]) {
+                                         TcvSmem& sm, uint4* pairs, float (&acc)[NT][4]) {
   using T = typename ActTraits<ACT>::T;
   const int g = L.g, q = L.q, rw = L.rw, rg = L.rg, ks = L.ks;
   const int64_t n_lo = L.n_lo, n_hi = L.n_hi;
@@ -140,6 +144,12 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
   for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
   int64_t step = first;
   fetch(step);
+  uint32_t pair_base = 0;  // PR: this lane's word of each table row
+  if constexpr (PR) {
+    stage_pair_table<ACT>(sm.cb, pairs);
+    pair_base = static_cast<uint32_t>(__cvta_generic_to_shared(pairs)) + 4 * (threadIdx.x % 32);
+    __syncthreads();
+  }
   for (; step < se; step += kw) {
     uint32_t wc[2][KB];
     float sc[2];
@@ -165,6 +175,30 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
       px[t] += kStepK * kw;
     }
 
+    if constexpr (PR) {
+      // Pair table: A registers from frag_from_pairs (the bt_* map of k <= 3), B registers joined
+      // as in the byte-table path below.
+      uint32_t Tn[2][4], sc2[2];
+      block_nibbles<KB>(wc[0], Tn[0]);
+      block_nibbles<KB>(wc[1], Tn[1]);
+      sc2[0] = pack2<ACT>(sc[0], sc[0]);  // exact: E4M4 values are fp16 and bf16 numbers
+      sc2[1] = pack2<ACT>(sc[1], sc[1]);
+#pragma unroll
+      for (int i = 0; i < tcv::kMmasPerStep; ++i) {
+        uint32_t a[4];
+        frag_from_pairs<ACT>(Tn, sc2, pair_base, i, a);
+#pragma unroll
+        for (int t = 0; t < NT; ++t) {
+          uint32_t b[2];
+#pragma unroll
+          for (int r = 0; r < 2; ++r)
+            b[r] = __byte_perm(word_at(ac[t], tcv::bt_b_word(i, r, 0)), word_at(ac[t], tcv::bt_b_word(i, r, 1)),
+                               tcv::bt_b_sel(i, r));
+          mma16816<ACT>(acc[t], a, b[0], b[1]);
+        }
+      }
+      continue;
+    }
     if constexpr (KB <= 3) {
       // Register lookups (lib/kbit/block_decode.h): the block's scaled codebook, rounded to the
       // activation type, as byte tables in 2 or 4 registers, then ~1.1 instructions per weight
@@ -220,12 +254,13 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
   }
 }
 
-template <Act ACT, int KB, int NT>
+template <Act ACT, int KB, int NT, bool PR>
 __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
     tcv_kernel(const typename ActTraits<ACT>::T* __restrict__ A, typename ActTraits<ACT>::T* __restrict__ C, int M,
                TiledView w, SplitK sk, int kw) {
   using Tr = ActTraits<ACT>;
   __shared__ TcvSmem sm;
+  extern __shared__ uint4 tcv_pair_table[];  // PR: kPairTableBytes
   stage_codebook<KB>(w.codebook, sm.cb);
   stage_scales(sm.scale);
   __syncthreads();
@@ -234,7 +269,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   int64_t sb, se;
   slice_range(tcv_steps(w.K), sk.splits, blockIdx.y, sb, se);
   float acc[NT][4];
-  tcv_tile<ACT, KB, NT>(A, M, w.packed, w.absmax, N, w.K, L, kw, sb, se, sm, acc);
+  tcv_tile<ACT, KB, NT, PR>(A, M, w.packed, w.absmax, N, w.K, L, kw, sb, se, sm, tcv_pair_table, acc);
 
   if (sk.splits == 1) {
     tcv_each<NT>(L, N, M, [&](int t, int r, int64_t n, int token) { C[token * N + n] = Tr::from_float(acc[t][r]); });
@@ -254,12 +289,13 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
 
 // Grouped: blockIdx.x is a work item (expert, up to 8 NT consecutive rows of it), blockIdx.y the
 // row tile. All of K per CTA (kw warps split it); no split-K.
-template <Act ACT, int KB, int NT>
+template <Act ACT, int KB, int NT, bool PR>
 __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
     grouped_tcv_kernel(const typename ActTraits<ACT>::T* __restrict__ A, typename ActTraits<ACT>::T* __restrict__ C,
                        const int32_t* __restrict__ offsets, TiledView w, int kw) {
   using Tr = ActTraits<ACT>;
   __shared__ TcvSmem sm;
+  extern __shared__ uint4 tcv_pair_table[];  // PR: kPairTableBytes
   const WorkItem item = find_work_item(offsets, static_cast<int>(w.E), 8 * NT, blockIdx.x);
   if (item.expert < 0) return;
   stage_codebook<KB>(w.codebook, sm.cb);
@@ -268,8 +304,9 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   const TcvLane L(blockIdx.y, kw);
   const int64_t N = w.N;
   float acc[NT][4];
-  tcv_tile<ACT, KB, NT>(A + static_cast<int64_t>(item.row0) * w.K, item.rows, w.packed + item.expert * w.expert_words(),
-                        w.absmax + item.expert * w.expert_absmax(), N, w.K, L, kw, 0, tcv_steps(w.K), sm, acc);
+  tcv_tile<ACT, KB, NT, PR>(A + static_cast<int64_t>(item.row0) * w.K, item.rows,
+                            w.packed + item.expert * w.expert_words(), w.absmax + item.expert * w.expert_absmax(), N,
+                            w.K, L, kw, 0, tcv_steps(w.K), sm, tcv_pair_table, acc);
   typename Tr::T* Cp = C + static_cast<int64_t>(item.row0) * N;
   tcv_each<NT>(L, N, item.rows,
                [&](int t, int r, int64_t n, int token) { Cp[token * N + n] = Tr::from_float(acc[t][r]); });
@@ -284,20 +321,27 @@ struct TcvPlan {
   int64_t tiles = 0;  // CTAs along N
 };
 
-template <Act ACT, int KB, int NT>
+std::atomic<int> g_tcv_force_pairs{0};  // tcv_force_pairs (tests)
+
+// The dense kernel's choice of decode (launch.h: tcv_uses_pairs).
+bool tcv_pairs(const TiledView& w) { return tcv_uses_pairs(w, false); }
+constexpr int tcv_dyn_smem(bool pr) { return pr ? kPairTableBytes : 0; }
+
+template <Act ACT, int KB, int NT, bool PR>
 int tcv_blocks_per_sm() {
   static int cache[64] = {};
-  return cached_blocks_per_sm(tcv_kernel<ACT, KB, NT>, kTcvThreads, cache);
+  return cached_blocks_per_sm(tcv_kernel<ACT, KB, NT, PR>, kTcvThreads, cache, tcv_dyn_smem(PR));
 }
 
-template <Act ACT, int KB>
+template <Act ACT, int KB, bool PR>
 int blocks_per_sm_nt(int64_t M) {
-  return M <= 8 ? tcv_blocks_per_sm<ACT, KB, 1>() : tcv_blocks_per_sm<ACT, KB, 2>();
+  return M <= 8 ? tcv_blocks_per_sm<ACT, KB, 1, PR>() : tcv_blocks_per_sm<ACT, KB, 2, PR>();
 }
 template <Act ACT>
-int blocks_per_sm_k(int64_t M, int bits) {
-  const int k = bits >= 2 && bits <= 4 ? bits : 5;  // as a workspace query may see any bits
-  return with_bits(k, 1, [&](auto kb) { return blocks_per_sm_nt<ACT, decltype(kb)::value>(M); });
+int blocks_per_sm_k(int64_t M, const TiledView& w) {
+  if (tcv_pairs(w)) return blocks_per_sm_nt<ACT, 4, true>(M);
+  const int k = w.bits >= 2 && w.bits <= 4 ? w.bits : 5;  // as a workspace query may see any bits
+  return with_bits(k, 1, [&](auto kb) { return blocks_per_sm_nt<ACT, decltype(kb)::value, false>(M); });
 }
 
 // The launch shape. Small N: split K inside the CTA first (a shared-memory sum), then across
@@ -305,7 +349,7 @@ int blocks_per_sm_k(int64_t M, int bits) {
 // unless a few splits balance the waves better than their fp32 partials cost (both counted in
 // bytes per resident CTA slot).
 TcvPlan tcv_plan(int64_t M, const TiledView& w, Act act) {
-  const int per_sm = act == Act::f16 ? blocks_per_sm_k<Act::f16>(M, w.bits) : blocks_per_sm_k<Act::bf16>(M, w.bits);
+  const int per_sm = act == Act::f16 ? blocks_per_sm_k<Act::f16>(M, w) : blocks_per_sm_k<Act::bf16>(M, w);
   const int64_t slots = static_cast<int64_t>(per_sm) * device_sm_count();
   const int64_t steps = tcv_steps(w.K);
   const int64_t groups16 = (w.N + 15) / 16;
@@ -333,60 +377,69 @@ TcvPlan tcv_plan(int64_t M, const TiledView& w, Act act) {
   return p;
 }
 
-template <Act ACT, int KB, int NT>
+template <Act ACT, int KB, int NT, bool PR>
 cudaError_t launch_tcv_t(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
   using T = typename ActTraits<ACT>::T;
   const dim3 grid(static_cast<unsigned>(p.tiles), static_cast<unsigned>(p.splits));
-  tcv_kernel<ACT, KB, NT><<<grid, kTcvThreads, 0, a.stream>>>(static_cast<const T*>(a.A), static_cast<T*>(a.C),
-                                                             static_cast<int>(a.M), a.w, sk, p.kw);
+  tcv_kernel<ACT, KB, NT, PR><<<grid, kTcvThreads, tcv_dyn_smem(PR), a.stream>>>(
+      static_cast<const T*>(a.A), static_cast<T*>(a.C), static_cast<int>(a.M), a.w, sk, p.kw);
   return cudaGetLastError();
 }
 
-template <Act ACT, int KB>
+template <Act ACT, int KB, bool PR>
 cudaError_t launch_tcv_nt(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
-  return a.M <= 8 ? launch_tcv_t<ACT, KB, 1>(a, p, sk) : launch_tcv_t<ACT, KB, 2>(a, p, sk);
+  return a.M <= 8 ? launch_tcv_t<ACT, KB, 1, PR>(a, p, sk) : launch_tcv_t<ACT, KB, 2, PR>(a, p, sk);
 }
 
 template <Act ACT>
 cudaError_t launch_tcv_k(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
+  if (tcv_pairs(a.w)) return launch_tcv_nt<ACT, 4, true>(a, p, sk);
   return with_bits(a.w.bits, cudaErrorInvalidValue,
-                   [&](auto kb) { return launch_tcv_nt<ACT, decltype(kb)::value>(a, p, sk); });
+                   [&](auto kb) { return launch_tcv_nt<ACT, decltype(kb)::value, false>(a, p, sk); });
 }
 
-template <Act ACT, int KB, int NT>
+template <Act ACT, int KB, int NT, bool PR>
 cudaError_t launch_grouped_t(const MoeArgs& a, int kw) {
   using T = typename ActTraits<ACT>::T;
   const int64_t items = moe_max_items(a.w.E, a.total_rows, 8 * NT);
   if (items == 0) return cudaSuccess;
   const int64_t rows = tcv_rows_per_cta(kw);
   const dim3 grid(static_cast<unsigned>(items), static_cast<unsigned>((a.w.N + rows - 1) / rows));
-  grouped_tcv_kernel<ACT, KB, NT><<<grid, kTcvThreads, 0, a.stream>>>(static_cast<const T*>(a.A), static_cast<T*>(a.C),
-                                                                     a.expert_offsets, a.w, kw);
+  grouped_tcv_kernel<ACT, KB, NT, PR><<<grid, kTcvThreads, tcv_dyn_smem(PR), a.stream>>>(
+      static_cast<const T*>(a.A), static_cast<T*>(a.C), a.expert_offsets, a.w, kw);
   return cudaGetLastError();
 }
 
 // Grouped: rows per work item from the expected rows per active expert (8 or 16); K split inside
 // the CTA (kw) until the work items x row tiles fill the resident slots, each warp >= 1 step.
-template <Act ACT, int KB>
+template <Act ACT, int KB, bool PR>
 cudaError_t launch_grouped_nt(const MoeArgs& a) {
   const bool nt2 = a.max_rows_per_expert_hint > 8;
-  const int per_sm = nt2 ? tcv_blocks_per_sm<ACT, KB, 2>() : tcv_blocks_per_sm<ACT, KB, 1>();
+  const int per_sm = nt2 ? tcv_blocks_per_sm<ACT, KB, 2, PR>() : tcv_blocks_per_sm<ACT, KB, 1, PR>();
   const int64_t slots = static_cast<int64_t>(per_sm) * device_sm_count();
   const int64_t items = std::max<int64_t>(1, std::min<int64_t>(a.w.E, a.total_rows));  // expected active
   const int64_t steps = tcv_steps(a.w.K);
   int kw = 1;
   while (kw < 4 && 2 * kw <= steps && items * ((a.w.N + tcv_rows_per_cta(kw) - 1) / tcv_rows_per_cta(kw)) < slots)
     kw *= 2;
-  return nt2 ? launch_grouped_t<ACT, KB, 2>(a, kw) : launch_grouped_t<ACT, KB, 1>(a, kw);
+  return nt2 ? launch_grouped_t<ACT, KB, 2, PR>(a, kw) : launch_grouped_t<ACT, KB, 1, PR>(a, kw);
 }
 
 template <Act ACT>
 cudaError_t launch_grouped_k(const MoeArgs& a) {
+  if (tcv_uses_pairs(a.w, true)) return launch_grouped_nt<ACT, 4, true>(a);
   return with_bits(a.w.bits, cudaErrorInvalidValue,
-                   [&](auto kb) { return launch_grouped_nt<ACT, decltype(kb)::value>(a); });
+                   [&](auto kb) { return launch_grouped_nt<ACT, decltype(kb)::value, false>(a); });
 }
 
 }  // namespace
+
+bool tcv_uses_pairs(const TiledView& w, bool grouped) {
+  if (w.bits != 4 || !w.half_cb) return false;
+  if (grouped || g_tcv_force_pairs.load(std::memory_order_relaxed) == 1) return true;
+  return static_cast<double>(w.N) * static_cast<double>(w.K) >= kTcvPairsMinWeights;
+}
+void tcv_force_pairs(int mode) { g_tcv_force_pairs.store(mode, std::memory_order_relaxed); }
 
 cudaError_t launch_grouped_tcv(const MoeArgs& a) {
   return a.act == Act::f16 ? launch_grouped_k<Act::f16>(a) : launch_grouped_k<Act::bf16>(a);

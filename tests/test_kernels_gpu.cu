@@ -254,44 +254,65 @@ TEST_CASE("gpu: tcw's stream-K plan equals the CPU reference bit for bit in exac
   gpu::detail::tcw_force_plan(0);
 }
 
-TEST_CASE("gpu: tcw's k = 4 decodes give the documented W' bit for bit (one-hot activations)") {
-  // Token m of A is the unit vector e_m (M = K), so C[m, n] = W'[n, m] as the kernel rounded it to
-  // the activation type: no sum can round. The pair table (TiledView::half_cb) must give
-  // rn(rn(cb) * dec), the offsets decode rn(fp32(cb * dec)) -- on random bytes with a non-dyadic
-  // codebook, where the two differ (checked, so the test can tell them apart).
-  if (!gpu::tcw_supported()) return;
+TEST_CASE("gpu: tcw's and tcv's k = 4 decodes give the documented W' bit for bit (one-hot activations)") {
+  // Token m of a launch is the unit vector e_(k0 + m), so C[m, n] = W'[n, k0 + m] as the kernel
+  // rounded it to the activation type: no sum can round. The pair table (TiledView::half_cb) must
+  // give rn(rn(cb) * dec), the offsets decode rn(fp32(cb * dec)) -- on random bytes with a
+  // non-dyadic codebook, where the two differ (checked, so the test can tell them apart). tcw reads
+  // all K columns in one launch (M = K), tcv 8 per launch. The dense tcv takes the pair table only
+  // from kTcvPairsMinWeights: it runs once forced onto it (tcv_force_pairs) and once by its size
+  // rule (these shapes are small: offsets), and gpu::weight_roundings must name the decode that ran.
   CublasHandle cublas;
   uint64_t seed = 7100;
   for (const auto& [N, K] : std::vector<std::pair<int64_t, int64_t>>{{130, 256}, {64, 160}, {200, 96}}) {
     const QuantizedTensor q = random_weights(4, 1, N, K, seed++);
     REQUIRE(q.view().half_cb);  // random_weights' codebook: no value in fp16's subnormal range
-    std::vector<float> A(size_t(K * K), 0.0f);
-    for (int64_t m = 0; m < K; ++m) A[size_t(m * K + m)] = 1.0f;
-    for (Act act : {Act::f16, Act::bf16}) {
-      int64_t differ = 0;
-      for (bool pairs : {true, false}) {
-        DeviceWeights w(q);
-        w.view.half_cb = pairs;
-        std::vector<uint16_t> got;
-        REQUIRE(run_dense(gpu::Kernel::tcw, act, w, to_act(act, A), K, got, cublas.h));
-        int64_t bad = 0;
-        for (int64_t n = 0; n < N; ++n)
-          for (int64_t k = 0; k < K; ++k) {
-            const float cb = q.codebook_stored[size_t(q.view().index_at(0, n, k))];
-            const float dec = e4m4_decode(q.view().absmax_at(0, n, k / kBlockSize));
-            const uint16_t want_pairs = to_act(act, from_act(act, to_act(act, cb)) * dec);
-            const uint16_t want_offsets = to_act(act, cb * dec);
-            const uint16_t want = pairs ? want_pairs : want_offsets;
-            differ += pairs && from_act(act, want_pairs) != from_act(act, want_offsets);
-            const uint16_t g = got[size_t(k * N + n)];
-            if (from_act(act, g) != from_act(act, want) && bad++ < 3)
-              CHECK_MESSAGE(false, (pairs ? "pair table" : "offsets"), " ", act_name(act), " N=", N, " K=", K,
-                            ": W'[", n, ", ", k, "] = ", from_act(act, g), " want ", from_act(act, want));
+    for (gpu::Kernel kernel : {gpu::Kernel::tcw, gpu::Kernel::tcv}) {
+      if (kernel == gpu::Kernel::tcw && !gpu::tcw_supported()) continue;
+      const int64_t chunk = kernel == gpu::Kernel::tcw ? K : 8;
+      for (int force : {1, 0}) {
+        if (kernel == gpu::Kernel::tcw && force == 0) continue;
+        gpu::detail::tcv_force_pairs(kernel == gpu::Kernel::tcv ? force : 0);
+        for (Act act : {Act::f16, Act::bf16}) {
+          int64_t differ = 0;
+          for (bool half_cb : {true, false}) {
+            DeviceWeights w(q);
+            w.view.half_cb = half_cb;
+            const bool pairs = gpu::weight_roundings(kernel, w.view) == 2;
+            CHECK_MESSAGE(pairs == (half_cb && force == 1), gpu::kernel_name(kernel), " force=", force,
+                          " half_cb=", half_cb, ": weight_roundings says ", pairs ? 2 : 1);
+            int64_t bad = 0;
+            for (int64_t k0 = 0; k0 < K; k0 += chunk) {
+              const int64_t M = std::min(chunk, K - k0);
+              std::vector<float> A(size_t(M * K), 0.0f);
+              for (int64_t m = 0; m < M; ++m) A[size_t(m * K + k0 + m)] = 1.0f;
+              std::vector<uint16_t> got;
+              REQUIRE(run_dense(kernel, act, w, to_act(act, A), M, got, cublas.h));
+              for (int64_t n = 0; n < N; ++n)
+                for (int64_t m = 0; m < M; ++m) {
+                  const int64_t k = k0 + m;
+                  const float cb = q.codebook_stored[size_t(q.view().index_at(0, n, k))];
+                  const float dec = e4m4_decode(q.view().absmax_at(0, n, k / kBlockSize));
+                  const uint16_t want_pairs = to_act(act, from_act(act, to_act(act, cb)) * dec);
+                  const uint16_t want_offsets = to_act(act, cb * dec);
+                  const uint16_t want = pairs ? want_pairs : want_offsets;
+                  differ += pairs && from_act(act, want_pairs) != from_act(act, want_offsets);
+                  const uint16_t g = got[size_t(m * N + n)];
+                  if (from_act(act, g) != from_act(act, want) && bad++ < 3)
+                    CHECK_MESSAGE(false, gpu::kernel_name(kernel), (pairs ? " pair table " : " offsets "), act_name(act),
+                                  " N=", N, " K=", K, ": W'[", n, ", ", k, "] = ", from_act(act, g), " want ",
+                                  from_act(act, want));
+                }
+            }
+            CHECK_MESSAGE(bad == 0, gpu::kernel_name(kernel), (pairs ? " pair table " : " offsets "), act_name(act),
+                          " N=", N, " K=", K, ": ", bad, " of ", N * K, " weights differ");
           }
-        CHECK_MESSAGE(bad == 0, (pairs ? "pair table" : "offsets"), " ", act_name(act), " N=", N, " K=", K, ": ", bad,
-                      " of ", N * K, " weights differ");
+          if (force == 1)
+            CHECK_MESSAGE(differ > 0, "the two roundings agree everywhere on N=", N, " K=", K,
+                          ": the test cannot tell them apart");
+        }
       }
-      CHECK_MESSAGE(differ > 0, "the two roundings agree everywhere on N=", N, " K=", K, ": the test cannot tell them apart");
+      gpu::detail::tcv_force_pairs(0);
     }
   }
 }

@@ -577,9 +577,9 @@ struct Runner::Impl {
       return o;
     }
     // The tolerance of the kernel that ran (automatic: the one dispatch chose).
-    int w_roundings = 1;
-    if (c.family == Family::dense)
-      w_roundings = gpu::weight_roundings(dense_kernel(c.kernel == "automatic" ? o.chosen : c.kernel), d_real.view);
+    const std::string& ran = c.kernel == "automatic" ? o.chosen : c.kernel;
+    const int w_roundings = c.family == Family::dense ? gpu::weight_roundings(dense_kernel(ran), d_real.view)
+                                                      : gpu::moe_weight_roundings(moe_kernel(ran), d_real.view);
     const Tolerance tol = Tolerance::derive(c.dtype, c.K, w_roundings);
     const int th = opt.threads;
     std::vector<float> got = download(C.data(), rows * N, c.dtype, th);

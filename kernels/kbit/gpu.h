@@ -87,8 +87,9 @@ Status linear(const LinearArgs& args);
 // cuBLAS handle is given).
 Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas = true);
 // How many times `kernel` (not automatic: pass choose_kernel's answer) rounds W' to the activation
-// dtype: 1 (W' = rn(cb * scale)), or 2 for tcw's pair table at k = 4 with w.half_cb
-// (rn(rn(cb) * scale)). kbit-verify derives its tolerance from it.
+// dtype: 1 (W' = rn(cb * scale)), or 2 for the pair-table decode at k = 4 with w.half_cb
+// (rn(rn(cb) * scale)): tcw always, tcv from 32 M weights (N * K). kbit-verify derives its
+// tolerance from it.
 int weight_roundings(Kernel kernel, const TiledView& w);
 
 struct MoeArgs {
@@ -108,6 +109,8 @@ size_t moe_linear_workspace_bytes(int64_t total_rows, const TiledView& w, Act ac
                                   MoeKernel kernel = MoeKernel::automatic);
 Status moe_linear(const MoeArgs& args);
 MoeKernel choose_moe_kernel(int64_t total_rows, const TiledView& w, Act act, int max_rows_hint);
+// weight_roundings for the grouped kernels: 2 for grouped_tcv's pair table (k = 4, w.half_cb, any size).
+int moe_weight_roundings(MoeKernel kernel, const TiledView& w);
 
 // Dequantize all experts of w into out ([E, N, K] row-major) of dtype f16, bf16 (Act) or fp32.
 enum class OutType { f16, bf16, f32 };
