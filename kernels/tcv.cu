@@ -135,7 +135,8 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
   uint32_t wn[2][KB];
   uint8_t sn[2];
   auto fetch = [&](int64_t step) {  // then advance the pointers by kw steps
-    fetch_block_pair<KB>(step < se && 2 * step + q / 2 < ktiles, row_ok, pw, pa, w_step, a_step, wn, sn);
+    // kZero: without the zeros ptxas spills in the NT = 2 loops (bench/results/2026-11-25-h100-tcvlean).
+    fetch_block_pair<KB, true>(step < se && 2 * step + q / 2 < ktiles, row_ok, pw, pa, w_step, a_step, wn, sn);
   };
 
   const uint32_t cb_base = static_cast<uint32_t>(__cvta_generic_to_shared(sm.cb));

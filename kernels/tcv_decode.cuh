@@ -30,9 +30,13 @@ __device__ __forceinline__ void block_pair_pointers(const uint32_t* packed, cons
 }
 
 // The k bit-plane words and absmax byte of the lane's block in rows g and g + 8 (j = 0, 1) of one
-// step, zeros (decoding to 0.0f) unless `ok` (the step is in range) and row_ok[j]; then both
-// pointers advance by one of the caller's steps (w_step words, a_step bytes).
-template <int KB>
+// step, unless `ok` (the step is in range) and row_ok[j] are not both true: then the absmax byte is
+// 0 (scale 0.0f) and wn[j] keeps its previous words (kZero: zeros) -- every decode maps any index
+// to a finite codebook value, so the block decodes to zeros either way, and not zeroing KB
+// registers per row saves instructions in every step (the caller initialises wn once; kZero is for
+// loops where ptxas allocates registers worse without the zeros). Then both pointers advance by one
+// of the caller's steps (w_step words, a_step bytes).
+template <int KB, bool kZero = false>
 __device__ __forceinline__ void fetch_block_pair(bool ok, const bool (&row_ok)[2], const uint32_t* (&pw)[2],
                                                  const uint8_t* (&pa)[2], int64_t w_step, int64_t a_step,
                                                  uint32_t (&wn)[2][KB], uint8_t (&sn)[2]) {
@@ -42,8 +46,9 @@ __device__ __forceinline__ void fetch_block_pair(bool ok, const bool (&row_ok)[2
       load_block_words<KB>(pw[j], wn[j]);
       sn[j] = __ldg(pa[j]);
     } else {
+      if constexpr (kZero)
 #pragma unroll
-      for (int b = 0; b < KB; ++b) wn[j][b] = 0u;
+        for (int b = 0; b < KB; ++b) wn[j][b] = 0u;
       sn[j] = 0;  // decodes to 0.0f
     }
     pw[j] += w_step;

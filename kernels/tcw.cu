@@ -164,10 +164,13 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   const uint8_t* pa[2];
   block_pair_pointers<KB>(w.packed, w.absmax, N, n_lo, n_hi, q, sb, row_ok, pw, pa);
   const int64_t w_step = 2 * N * kBlocksPerTile * KB, a_step = 2 * N * kBlocksPerTile;
-  uint32_t wn[2][KB];
+  uint32_t wn[2][KB] = {};  // fetch_block_pair keeps them on skipped blocks
   uint8_t sn[2];
-  auto fetch = [&](int64_t step) {
-    fetch_block_pair<KB>(step < se && 2 * step + q / 2 < ktiles, row_ok, pw, pa, w_step, a_step, wn, sn);
+  // 32-bit step indices in the loops (steps < 2^31 for any K < 2^38): 64-bit compares cost two
+  // integer instructions each, on the pipe the decode loads most.
+  const int sb32 = static_cast<int>(sb), se32 = static_cast<int>(se), ktiles32 = static_cast<int>(ktiles);
+  auto fetch = [&](int step) {
+    fetch_block_pair<KB>(step < se32 && 2 * step + q / 2 < ktiles32, row_ok, pw, pa, w_step, a_step, wn, sn);
   };
 
   float acc[MN / 2];
@@ -206,7 +209,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
 #pragma unroll
     for (int r = 0; r < MN / 2; ++r) fence_operand(acc[r]);
   };
-  auto next_weights = [&](int64_t s, uint32_t(&wc)[2][KB], float(&sc)[2]) {
+  auto next_weights = [&](int s, uint32_t(&wc)[2][KB], float(&sc)[2]) {
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
 #pragma unroll
@@ -216,11 +219,11 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     fetch(s + 1);
   };
 
-  fetch(sb);
+  fetch(sb32);
   if constexpr (PR) {
     // k = 4 with the pair table: the half steps of the k >= 4 loop below, fragments by frag_from_pairs.
     uint32_t a0[4][4], a1[4][4];
-    for (int64_t s = sb; s < se; ++s) {
+    for (int s = sb32; s < se32; ++s) {
       uint32_t wc[2][KB], T[2][4], sc2[2];
       float sc[2];
       next_weights(s, wc, sc);
@@ -244,7 +247,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     // decode of the first half overlaps the previous second half, the decode of the second half
     // this step's first half. (PTX: the A registers of an in-flight wgmma must not be written.)
     uint32_t a0[4][4], a1[4][4];
-    for (int64_t s = sb; s < se; ++s) {
+    for (int s = sb32; s < se32; ++s) {
       uint32_t wc[2][KB], E[2][4], O[2][4];
       float sc[2];
       next_weights(s, wc, sc);
@@ -263,7 +266,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     // k <= 3: the byte tables give all 8 fragments at once (W), so whole steps alternate between
     // two arrays: the one a step writes was last read two steps back, retired by the previous
     // step's wgmma_wait<0>; the decode of a step overlaps the previous step's wgmma.
-    auto step = [&](int64_t s, uint32_t(&a)[tcv::kMmasPerStep][4]) {
+    auto step = [&](int s, uint32_t(&a)[tcv::kMmasPerStep][4]) {
       uint32_t wc[2][KB];
       float sc[2];
       next_weights(s, wc, sc);
@@ -276,9 +279,9 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
       issue(a, sync_step(s), 0);
     };
     uint32_t fa[2][tcv::kMmasPerStep][4];
-    for (int64_t s = sb; s < se; s += 2) {
+    for (int s = sb32; s < se32; s += 2) {
       step(s, fa[0]);
-      if (s + 1 < se) step(s + 1, fa[1]);
+      if (s + 1 < se32) step(s + 1, fa[1]);
     }
   }
   wgmma_wait<0>();
@@ -364,10 +367,13 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   const uint8_t* pa[2];
   block_pair_pointers<KB>(w.packed, w.absmax, N, n_lo, n_hi, q, sb, row_ok, pw, pa);
   const int64_t w_step = 2 * N * kBlocksPerTile * KB, a_step = 2 * N * kBlocksPerTile;
-  uint32_t wn[2][KB];
+  uint32_t wn[2][KB] = {};  // fetch_block_pair keeps them on skipped blocks
   uint8_t sn[2];
-  auto fetch = [&](int64_t step) {
-    fetch_block_pair<KB>(step < se && 2 * step + q / 2 < ktiles, row_ok, pw, pa, w_step, a_step, wn, sn);
+  // 32-bit step indices in the loops (steps < 2^31 for any K < 2^38): 64-bit compares cost two
+  // integer instructions each, on the pipe the decode loads most.
+  const int sb32 = static_cast<int>(sb), se32 = static_cast<int>(se), ktiles32 = static_cast<int>(ktiles);
+  auto fetch = [&](int step) {
+    fetch_block_pair<KB>(step < se32 && 2 * step + q / 2 < ktiles32, row_ok, pw, pa, w_step, a_step, wn, sn);
   };
 
   __syncthreads();  // codebook and scales staged
@@ -375,12 +381,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   float cbr[KB <= 3 ? 1 << KB : 1];
 #pragma unroll
   for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
-  uint32_t pair_base = 0;  // PR: this lane's word of the pair table's rows
-  if constexpr (PR) {
-    stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
-    pair_base = smem_addr(tiles + Cfg::kSmem) + 4 * lane;
-    __syncthreads();
-  }
+  const uint32_t pair_base = PR ? smem_addr(tiles + Cfg::kSmem) + 4 * lane : 0u;  // this lane's word of each table row
 
   float acc[MN / 2];
 #pragma unroll
@@ -418,7 +419,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
 #pragma unroll
     for (int r = 0; r < MN / 2; ++r) fence_operand(acc[r]);
   };
-  auto next_weights = [&](int64_t s, uint32_t(&wc)[2][KB], float(&sc)[2]) {
+  auto next_weights = [&](int s, uint32_t(&wc)[2][KB], float(&sc)[2]) {
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
 #pragma unroll
@@ -428,11 +429,15 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     fetch(s + 1);
   };
 
-  fetch(sb);
+  fetch(sb32);
   if constexpr (PR) {
     // k = 4 with the pair table: the half steps of the k >= 4 loop below, fragments by frag_from_pairs.
+    // The table is staged while the first step's weights are in flight (CTAs of small shapes run
+    // 2-4 steps: staged before the fetch it cost them 0.1-0.6 us, bench/results/2026-11-25-h100-pairs).
+    stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
+    __syncthreads();
     uint32_t a0[4][4], a1[4][4];
-    for (int64_t s = sb; s < se; ++s) {
+    for (int s = sb32; s < se32; ++s) {
       uint32_t wc[2][KB], T[2][4], sc2[2];
       float sc[2];
       next_weights(s, wc, sc);
@@ -456,7 +461,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     // decode of the first half overlaps the previous second half, the decode of the second half
     // this step's first half. (PTX: the A registers of an in-flight wgmma must not be written.)
     uint32_t a0[4][4], a1[4][4];
-    for (int64_t s = sb; s < se; ++s) {
+    for (int s = sb32; s < se32; ++s) {
       uint32_t wc[2][KB], E[2][4], O[2][4];
       float sc[2];
       next_weights(s, wc, sc);
@@ -475,7 +480,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     // k <= 3: the byte tables give all 8 fragments at once (W), so whole steps alternate between
     // two arrays: the one a step writes was last read two steps back, retired by the previous
     // step's wgmma_wait<0>; the decode of a step overlaps the previous step's wgmma.
-    auto step = [&](int64_t s, uint32_t(&a)[tcv::kMmasPerStep][4]) {
+    auto step = [&](int s, uint32_t(&a)[tcv::kMmasPerStep][4]) {
       uint32_t wc[2][KB];
       float sc[2];
       next_weights(s, wc, sc);
@@ -488,9 +493,9 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
       issue(a, sync_step(s), 0);
     };
     uint32_t fa[2][tcv::kMmasPerStep][4];
-    for (int64_t s = sb; s < se; s += 2) {
+    for (int s = sb32; s < se32; s += 2) {
       step(s, fa[0]);
-      if (s + 1 < se) step(s + 1, fa[1]);
+      if (s + 1 < se32) step(s + 1, fa[1]);
     }
   }
   wgmma_wait<0>();
