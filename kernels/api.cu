@@ -162,7 +162,20 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
   if (M == 2 && w.K > 512 && weights >= 50.0e6 && detail::tcv_uses_pairs(w, false)) return Kernel::tcv;
   if (M <= 2) return w.K <= 512 ? Kernel::tcv : Kernel::gemv;
-  if (M <= 8) return Kernel::tcv;
+  // tcw's k = 4 pair table against tcv (record at 6b74702, bench/results/2026-11-25-h100-record-
+  // 6b74702): at M = 4 and 8 tcw wins where tcv still decodes by offsets, 12 M .. 32 M weights
+  // (Llama-3-8B q_proj 11.4 vs 13.2 us at M = 4, 11.5 vs 14.3 at 8; GLM shared_experts.down 12.9 vs
+  // 16.2, 12.9 vs 17.6; 10.5 M shapes tie, smaller ones lose); from 32 M (both on the pair table) tcv
+  // keeps M = 4 (Llama-3-70B gate_up 122.3 vs 135.6) and tcw takes M = 8 on rows of K >= 4096
+  // (gate_up 134.0 vs 145.3, Llama-3-8B down 23.3 vs 27.5; GLM shared_experts.gate_up, K = 2048:
+  // 22.8 vs 21.6). M = 3 and 5..7 are not in the sweep: they follow M = 4.
+  const bool tcw_ok = tcw_supported();
+  const bool tcw_pairs = tcw_ok && w.bits == 4 && w.half_cb && w.K > 512;
+  if (M <= 8) {
+    if (tcw_pairs && weights >= 12.0e6 && weights < detail::kTcvPairsMinWeights) return Kernel::tcw;
+    if (tcw_pairs && M == 8 && weights >= detail::kTcvPairsMinWeights && w.K >= 4096) return Kernel::tcw;
+    return Kernel::tcv;
+  }
   // tcw (wgmma) against tcv, mma and dequantize + cuBLAS, kbit-bench on the H100 (bench/results/
   // 2026-11-25-h100-tcw, records at cb1aad7 and 7c958a1, all 27 block shapes): from M = 16 it beats
   // tcv on every shape with K > 512 (Llama-3-8B q_proj 13.4 vs 20.0 us, GLM q_b_proj, K = 768, 8.4
@@ -173,10 +186,10 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   // M = 9..15 share M = 16's tiles in both kernels. The M = 9..16 exclusion (N >= 16384 below 100 M
   // weights) is the narrowest bound that keeps GLM's shared_experts.gate_up (20480 x 2048) on tcv
   // and Llama-3-8B / 70B gate_up (28672 x 4096, 117 M; 57344 x 8192) on tcw; no catalogue shape
-  // lies between them.
-  const bool tcw_ok = tcw_supported();
+  // lies between them. With tcw's k = 4 pair table the exclusion is gone: GLM shared_experts.gate_up
+  // at M = 16 23.0 vs 30.0 us (record at 6b74702).
   if (M <= 16)
-    return tcw_ok && w.K > 512 && (w.N < 16384 || weights >= 100.0e6) ? Kernel::tcw : Kernel::tcv;
+    return tcw_ok && w.K > 512 && (tcw_pairs || w.N < 16384 || weights >= 100.0e6) ? Kernel::tcw : Kernel::tcv;
   if (tcw_ok) {
     if (M <= 64) {
       if (!(w.K <= 512 && w.N < 8192)) return Kernel::tcw;
@@ -268,7 +281,11 @@ MoeKernel choose_moe_kernel(int64_t total_rows, const TiledView& w, Act act, int
   const int64_t active = std::max<int64_t>(1, std::min<int64_t>(w.E, total_rows));
   const int64_t mean = (total_rows + active - 1) / active;
   if (w.K <= 512 && total_rows <= 24) return MoeKernel::grouped_gemv;
-  return mean <= 16 ? MoeKernel::grouped_tcv : MoeKernel::grouped_mma;
+  // With the k = 4 pair table grouped_tcv also wins at 32 mean rows (GLM-4.7-Flash experts at
+  // M = 512, 2048 routed rows over 64 experts: gate_up 370.6 vs 417.7 us, down 192.4 vs 213.2;
+  // record at 6b74702); more rows per expert were not measured.
+  const int64_t tcv_rows = detail::tcv_uses_pairs(w, true) ? 32 : 16;
+  return mean <= tcv_rows ? MoeKernel::grouped_tcv : MoeKernel::grouped_mma;
 }
 
 size_t moe_linear_workspace_bytes(int64_t, const TiledView&, Act, MoeKernel) { return 0; }
