@@ -54,6 +54,21 @@ __device__ __forceinline__ uint32_t word_at(const uint4 (&v)[4], int wi) {
   }
 }
 
+// The mma of sub-step i (0..7) for every n8 tile in the bt_* map (tcv_map.h): the B registers are
+// PRMT joins of the activation words of the step (ac), A is the weight fragment of the sub-step.
+template <Act ACT, int NT>
+__device__ __forceinline__ void mma_bt(float (&acc)[NT][4], const uint32_t (&a)[4], const uint4 (&ac)[NT][4], int i) {
+#pragma unroll
+  for (int t = 0; t < NT; ++t) {
+    uint32_t b[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r)
+      b[r] = __byte_perm(word_at(ac[t], tcv::bt_b_word(i, r, 0)), word_at(ac[t], tcv::bt_b_word(i, r, 1)),
+                         tcv::bt_b_sel(i, r));
+    mma16816<ACT>(acc[t], a, b[0], b[1]);
+  }
+}
+
 }  // namespace
 
 // Shared memory of one CTA: the codebook (256-byte aligned: cb_lds forms addresses with one
@@ -188,15 +203,7 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
       for (int i = 0; i < tcv::kMmasPerStep; ++i) {
         uint32_t a[4];
         frag_from_pairs<ACT>(Tn, sc2, pair_base, i, a);
-#pragma unroll
-        for (int t = 0; t < NT; ++t) {
-          uint32_t b[2];
-#pragma unroll
-          for (int r = 0; r < 2; ++r)
-            b[r] = __byte_perm(word_at(ac[t], tcv::bt_b_word(i, r, 0)), word_at(ac[t], tcv::bt_b_word(i, r, 1)),
-                               tcv::bt_b_sel(i, r));
-          mma16816<ACT>(acc[t], a, b[0], b[1]);
-        }
+        mma_bt<ACT, NT>(acc, a, ac, i);
       }
       continue;
     }
@@ -211,15 +218,7 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
         uint32_t a[4];
 #pragma unroll
         for (int r = 0; r < 4; ++r) a[r] = W[r & 1][tcv::bt_pair_r(i, r)][tcv::bt_pair_c(i)];
-#pragma unroll
-        for (int t = 0; t < NT; ++t) {
-          uint32_t b[2];
-#pragma unroll
-          for (int r = 0; r < 2; ++r)
-            b[r] = __byte_perm(word_at(ac[t], tcv::bt_b_word(i, r, 0)), word_at(ac[t], tcv::bt_b_word(i, r, 1)),
-                               tcv::bt_b_sel(i, r));
-          mma16816<ACT>(acc[t], a, b[0], b[1]);
-        }
+        mma_bt<ACT, NT>(acc, a, ac, i);
       }
       continue;
     }
