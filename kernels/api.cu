@@ -150,7 +150,6 @@ const char* moe_kernel_name(MoeKernel k) {
 
 // Dispatch (first version; the performance issue tunes it from kbit-bench measurements).
 Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
-  (void)act;
   // kbit-bench on the H100 (bench/results/2026-11-23-h100-tcv): the scalar gemv wins at M = 1..2
   // except on short rows (K <= 512: tcv 4.0 vs 4.8 us on Qwen3 shared_expert.down); at M = 4 tcv
   // wins on the large shapes (Llama-3-70B gate_up 150 vs 209 us) and is within 6% on the small
@@ -161,6 +160,12 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   // below (GLM shared_experts.gate_up, 41.9 M: 19.0 vs 17.3); gemv keeps M = 1 (105.6 vs 118.6).
   const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
   if (M == 2 && w.K > 512 && weights >= 50.0e6 && detail::tcv_uses_pairs(w, false)) return Kernel::tcv;
+  // Where tcv runs one pass without cross-CTA split-K (short K on narrow weights,
+  // bench/results/2026-11-25-h100-tcvshortk) it beats gemv at M = 1..2 from ~4 M weights (Qwen3
+  // dense.gate_up 10.1 vs 11.0 us at M = 1, q_proj 6.6 vs 7.0, GLM q_b_proj, 3.9 M, 5.3 vs 5.7) but
+  // not on 1-2 M (Qwen3 k_proj 5.7 vs 4.7).
+  const bool tcv_one_pass = M <= 8 && detail::tcv_single_pass(M, w, act);
+  if (M <= 2 && w.K > 512 && tcv_one_pass && weights >= 3.5e6) return Kernel::tcv;
   if (M <= 2) return w.K <= 512 ? Kernel::tcv : Kernel::gemv;
   // tcw's k = 4 pair table against tcv (record at 6b74702, bench/results/2026-11-25-h100-record-
   // 6b74702): at M = 4 and 8 tcw wins where tcv still decodes by offsets, 12 M .. 32 M weights
@@ -172,7 +177,8 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   const bool tcw_ok = tcw_supported();
   const bool tcw_pairs = tcw_ok && w.bits == 4 && w.half_cb && w.K > 512;
   if (M <= 8) {
-    if (tcw_pairs && weights >= 12.0e6 && weights < detail::kTcvPairsMinWeights) return Kernel::tcw;
+    // (not where tcv runs one pass: Qwen3 dense.gate_up, K = 2048, M = 4: tcv 10.2 vs tcw 13.3 us)
+    if (tcw_pairs && weights >= 12.0e6 && weights < detail::kTcvPairsMinWeights && !tcv_one_pass) return Kernel::tcw;
     if (tcw_pairs && M == 8 && weights >= detail::kTcvPairsMinWeights && w.K >= 4096) return Kernel::tcw;
     return Kernel::tcv;
   }

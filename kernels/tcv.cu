@@ -361,6 +361,11 @@ TcvPlan tcv_plan(int64_t M, const TiledView& w, Act act) {
   p.tiles = (w.N + rows - 1) / rows;
   if (parts > 1) {
     p.splits = static_cast<int>(std::clamp<int64_t>((parts + p.kw - 1) / p.kw, 1, std::max<int64_t>(1, steps / p.kw)));
+    // Short K (<= 4 steps per warp after the in-CTA split): one pass, no cross-CTA split-K. The
+    // fixup's fence and second round trip cost more than the extra steps per warp on these
+    // latency-bound shapes (H100, bench/results/2026-11-25-h100-tcvshortk: Qwen3 q_proj M = 4 8.8 ->
+    // 6.7 us, dense.gate_up 14.7 -> 10.2, GLM q_b_proj 8.0 -> 5.4; 60 rows 0.99-1.49x).
+    if (steps <= 4 * p.kw) p.splits = 1;
     return p;
   }
   const double step_bytes = static_cast<double>(rows) * kStepK * (w.bits / 8.0 + 1.0 / 32);
@@ -376,6 +381,15 @@ TcvPlan tcv_plan(int64_t M, const TiledView& w, Act act) {
   }
   return p;
 }
+
+}  // namespace
+
+bool tcv_single_pass(int64_t M, const TiledView& w, Act act) {
+  const TcvPlan p = tcv_plan(M, w, act);
+  return p.splits == 1 && p.kw >= 2;
+}
+
+namespace {
 
 template <Act ACT, int KB, int NT, bool PR>
 cudaError_t launch_tcv_t(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
