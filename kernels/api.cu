@@ -164,7 +164,7 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   // bench/results/2026-11-25-h100-tcvshortk) it beats gemv at M = 1..2 from ~4 M weights (Qwen3
   // dense.gate_up 10.1 vs 11.0 us at M = 1, q_proj 6.6 vs 7.0, GLM q_b_proj, 3.9 M, 5.3 vs 5.7) but
   // not on 1-2 M (Qwen3 k_proj 5.7 vs 4.7).
-  const bool tcv_one_pass = M <= 8 && detail::tcv_single_pass(M, w, act);
+  const bool tcv_one_pass = M <= 8 && detail::tcv_short_k_pass(M, w, act);
   if (M <= 2 && w.K > 512 && tcv_one_pass && weights >= 3.5e6) return Kernel::tcv;
   if (M <= 2) return w.K <= 512 ? Kernel::tcv : Kernel::gemv;
   // tcw's k = 4 pair table against tcv (record at 6b74702, bench/results/2026-11-25-h100-record-

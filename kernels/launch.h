@@ -30,9 +30,9 @@ cudaError_t launch_grouped_tcv(const MoeArgs& a);
 // bench/results/2026-11-25-h100-tcvpairs). The grouped kernel always uses it where k = 4 allows.
 inline constexpr double kTcvPairsMinWeights = 32.0e6;
 bool tcv_uses_pairs(const TiledView& w, bool grouped);
-// Whether tcv's plan for this case is one pass of CTAs that split K among their warps only (no
-// cross-CTA split-K): the short-K, narrow shapes where it beats gemv and tcw (dispatch).
-bool tcv_single_pass(int64_t M, const TiledView& w, Act act);
+// Whether tcv's plan runs this case in one pass where it used to split K across CTAs (narrow
+// weights, <= 4 steps per warp, k = 4): the shapes where it beats gemv and tcw (dispatch).
+bool tcv_short_k_pass(int64_t M, const TiledView& w, Act act);
 // Tests only: 1 makes the dense tcv take the pair table whatever the size (small shapes then
 // exercise it), 0 restores the size rule. Applies to the whole process.
 void tcv_force_pairs(int mode);

@@ -319,6 +319,7 @@ struct TcvPlan {
   int kw = 1;       // warps splitting K inside a CTA (1, 2, 4)
   int splits = 1;   // CTAs splitting K
   int64_t tiles = 0;  // CTAs along N
+  bool short_k = false;  // one pass where the split plan would have split K across CTAs (k = 4)
 };
 
 std::atomic<int> g_tcv_force_pairs{0};  // tcv_force_pairs (tests)
@@ -364,8 +365,12 @@ TcvPlan tcv_plan(int64_t M, const TiledView& w, Act act) {
     // Short K (<= 4 steps per warp after the in-CTA split): one pass, no cross-CTA split-K. The
     // fixup's fence and second round trip cost more than the extra steps per warp on these
     // latency-bound shapes (H100, bench/results/2026-11-25-h100-tcvshortk: Qwen3 q_proj M = 4 8.8 ->
-    // 6.7 us, dense.gate_up 14.7 -> 10.2, GLM q_b_proj 8.0 -> 5.4; 60 rows 0.99-1.49x).
-    if (steps <= 4 * p.kw) p.splits = 1;
+    // 6.7 us, dense.gate_up 14.7 -> 10.2, GLM q_b_proj 8.0 -> 5.4; 60 rows 0.99-1.49x). Measured at
+    // k = 4 only; k = 2, 3, 5 keep the split plan until timed.
+    if (steps <= 4 * p.kw && w.bits == 4) {
+      p.splits = 1;
+      p.short_k = true;
+    }
     return p;
   }
   const double step_bytes = static_cast<double>(rows) * kStepK * (w.bits / 8.0 + 1.0 / 32);
@@ -384,10 +389,7 @@ TcvPlan tcv_plan(int64_t M, const TiledView& w, Act act) {
 
 }  // namespace
 
-bool tcv_single_pass(int64_t M, const TiledView& w, Act act) {
-  const TcvPlan p = tcv_plan(M, w, act);
-  return p.splits == 1 && p.kw >= 2;
-}
+bool tcv_short_k_pass(int64_t M, const TiledView& w, Act act) { return tcv_plan(M, w, act).short_k; }
 
 namespace {
 
