@@ -29,19 +29,16 @@
 
 #include "common.cuh"
 #include "kbit/tcv_map.h"
+#include "kbit/tcv_sched.h"
 #include "launch.h"
 #include "tcv_decode.cuh"
 
 namespace kbit::gpu::detail {
 
 namespace {
-constexpr int kTcvWarps = 4;
 constexpr int kTcvThreads = 32 * kTcvWarps;
 constexpr int kStepK = tcv::kStepK;  // k per warp step: 4 blocks (lib/kbit/tcv_map.h)
-
-__host__ __device__ inline int64_t tcv_steps(int64_t K) { return (K + kStepK - 1) / kStepK; }
-// Weight rows per CTA when kw of its warps split K.
-__host__ __device__ constexpr int tcv_rows_per_cta(int kw) { return 16 * (kTcvWarps / kw); }
+// kTcvWarps, tcv_rows_per_cta, tcv_steps and the launch plan: lib/kbit/tcv_sched.h.
 
 // Word wi (0..15) of four 16-byte vectors; wi is a compile-time constant after unrolling.
 __device__ __forceinline__ uint32_t word_at(const uint4 (&v)[4], int wi) {
@@ -315,13 +312,6 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
 // ---------------------------------------------------------------------------------------------
 namespace {
 
-struct TcvPlan {
-  int kw = 1;       // warps splitting K inside a CTA (1, 2, 4)
-  int splits = 1;   // CTAs splitting K
-  int64_t tiles = 0;  // CTAs along N
-  bool short_k = false;  // one pass where the split plan would have split K across CTAs (k = 4)
-};
-
 std::atomic<int> g_tcv_force_pairs{0};  // tcv_force_pairs (tests)
 
 // The dense kernel's choice of decode (launch.h: tcv_uses_pairs).
@@ -345,46 +335,10 @@ int blocks_per_sm_k(int64_t M, const TiledView& w) {
   return with_bits(k, 1, [&](auto kb) { return blocks_per_sm_nt<ACT, decltype(kb)::value, false>(M); });
 }
 
-// The launch shape. Small N: split K inside the CTA first (a shared-memory sum), then across
-// CTAs, until every warp slot of the GPU has work of >= 2 steps. Large N: one K range per CTA
-// unless a few splits balance the waves better than their fp32 partials cost (both counted in
-// bytes per resident CTA slot).
+// The launch shape (lib/kbit/tcv_sched.h) for this GPU's resident slots of the kernel that runs.
 TcvPlan tcv_plan(int64_t M, const TiledView& w, Act act) {
   const int per_sm = act == Act::f16 ? blocks_per_sm_k<Act::f16>(M, w) : blocks_per_sm_k<Act::bf16>(M, w);
-  const int64_t slots = static_cast<int64_t>(per_sm) * device_sm_count();
-  const int64_t steps = tcv_steps(w.K);
-  const int64_t groups16 = (w.N + 15) / 16;
-  const int64_t want_parts = (slots * kTcvWarps + groups16 - 1) / groups16;
-  const int64_t parts = std::clamp<int64_t>(want_parts, 1, std::max<int64_t>(1, steps / 2));
-  TcvPlan p;
-  p.kw = parts >= 4 ? 4 : parts >= 2 ? 2 : 1;
-  const int64_t rows = tcv_rows_per_cta(p.kw);
-  p.tiles = (w.N + rows - 1) / rows;
-  if (parts > 1) {
-    p.splits = static_cast<int>(std::clamp<int64_t>((parts + p.kw - 1) / p.kw, 1, std::max<int64_t>(1, steps / p.kw)));
-    // Short K (<= 4 steps per warp after the in-CTA split): one pass, no cross-CTA split-K. The
-    // fixup's fence and second round trip cost more than the extra steps per warp on these
-    // latency-bound shapes (H100, bench/results/2026-11-25-h100-tcvshortk: Qwen3 q_proj M = 4 8.8 ->
-    // 6.7 us, dense.gate_up 14.7 -> 10.2, GLM q_b_proj 8.0 -> 5.4; 60 rows 0.99-1.49x). Measured at
-    // k = 4 only; k = 2, 3, 5 keep the split plan until timed.
-    if (steps <= 4 * p.kw && w.bits == 4) {
-      p.splits = 1;
-      p.short_k = true;
-    }
-    return p;
-  }
-  const double step_bytes = static_cast<double>(rows) * kStepK * (w.bits / 8.0 + 1.0 / 32);
-  double best = 0;
-  for (int s = 1; s <= std::min<int64_t>(8, steps); ++s) {
-    const int64_t waves = (p.tiles * s + slots - 1) / slots;
-    const double cost = static_cast<double>(waves) * ((steps + s - 1) / s) * step_bytes +
-                        (s > 1 ? 2.0 * s * M * w.N * 4 / static_cast<double>(slots) : 0.0);
-    if (s == 1 || cost < best * 0.97) {
-      best = cost;
-      p.splits = s;
-    }
-  }
-  return p;
+  return tcv_plan_for(M, w.N, w.K, w.bits, static_cast<int64_t>(per_sm) * device_sm_count());
 }
 
 }  // namespace
