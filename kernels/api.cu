@@ -119,7 +119,7 @@ const char* status_message() { return g_message.c_str(); }
 bool tcw_supported() { return detail::tcw_available(); }
 int weight_roundings(Kernel kernel, const TiledView& w) {
   if (kernel == Kernel::tcv) return detail::tcv_uses_pairs(w, false) ? 2 : 1;
-  return kernel == Kernel::tcw && w.bits == 4 && w.half_cb ? 2 : 1;
+  return kernel == Kernel::tcw && detail::tcw_uses_pairs(w) ? 2 : 1;
 }
 int moe_weight_roundings(MoeKernel kernel, const TiledView& w) {
   return kernel == MoeKernel::grouped_tcv && detail::tcv_uses_pairs(w, true) ? 2 : 1;
@@ -164,8 +164,9 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   // bench/results/2026-11-25-h100-tcvshortk) it beats gemv at M = 1..2 from ~4 M weights (Qwen3
   // dense.gate_up 10.1 vs 11.0 us at M = 1, q_proj 6.6 vs 7.0, GLM q_b_proj, 3.9 M, 5.3 vs 5.7) but
   // not on 1-2 M (Qwen3 k_proj 5.7 vs 4.7).
-  const bool tcv_one_pass = M <= 8 && detail::tcv_short_k_pass(M, w, act);
-  if (M <= 2 && w.K > 512 && tcv_one_pass && weights >= 3.5e6) return Kernel::tcv;
+  // (Asked last: the plan behind it is the one query here that costs more than arithmetic.)
+  auto tcv_one_pass = [&] { return detail::tcv_short_k_pass(M, w, act); };
+  if (M <= 2 && w.K > 512 && weights >= 3.5e6 && tcv_one_pass()) return Kernel::tcv;
   if (M <= 2) return w.K <= 512 ? Kernel::tcv : Kernel::gemv;
   // tcw's k = 4 pair table against tcv (record at 6b74702, bench/results/2026-11-25-h100-record-
   // 6b74702): at M = 4 and 8 tcw wins where tcv still decodes by offsets, 12 M .. 32 M weights
@@ -175,10 +176,10 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   // (gate_up 134.0 vs 145.3, Llama-3-8B down 23.3 vs 27.5; GLM shared_experts.gate_up, K = 2048:
   // 22.8 vs 21.6). M = 3 and 5..7 are not in the sweep: they follow M = 4.
   const bool tcw_ok = tcw_supported();
-  const bool tcw_pairs = tcw_ok && w.bits == 4 && w.half_cb && w.K > 512;
+  const bool tcw_pairs = tcw_ok && detail::tcw_uses_pairs(w) && w.K > 512;
   if (M <= 8) {
     // (not where tcv runs one pass: Qwen3 dense.gate_up, K = 2048, M = 4: tcv 10.2 vs tcw 13.3 us)
-    if (tcw_pairs && weights >= 12.0e6 && weights < detail::kTcvPairsMinWeights && !tcv_one_pass) return Kernel::tcw;
+    if (tcw_pairs && weights >= 12.0e6 && weights < detail::kTcvPairsMinWeights && !tcv_one_pass()) return Kernel::tcw;
     if (tcw_pairs && M == 8 && weights >= detail::kTcvPairsMinWeights && w.K >= 4096) return Kernel::tcw;
     return Kernel::tcv;
   }

@@ -42,6 +42,9 @@ void tcv_force_pairs(int mode);
 bool tcw_available();
 inline constexpr int64_t kTcwMaxM = 65535LL * 256;  // 256-token tiles on a grid of 65535 rows
 size_t tcw_workspace_bytes(int64_t M, const TiledView& w);
+// Whether tcw decodes w by the k = 4 pair table: k = 4 and a codebook of fp16-normal values
+// (TiledView::half_cb), any size; weight_roundings reports it as two roundings.
+bool tcw_uses_pairs(const TiledView& w);
 cudaError_t launch_tcw(const LinearArgs& a);
 // Tests only: force tcw's work partition (0: by makespan, the default; 1: per tile; 2: stream-K,
 // so that small shapes exercise the stream-K kernel and its fixup). Set it before the workspace

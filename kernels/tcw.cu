@@ -574,7 +574,7 @@ struct TcwPlan {
   int mn = 32;
   int64_t steps = 0, tok_tiles = 0;
   TcwSched sched;              // partials set at launch
-  bool pairs = false;          // the pair-table decode (tcw_pairs)
+  bool pairs = false;          // the pair-table decode (tcw_uses_pairs)
   bool shared_tiles = false;   // some tile is split between CTAs: partial slots and the fixup
   size_t permuted_bytes = 0;   // the pre-pass output, 256-byte aligned size
   size_t partial_bytes = 0;
@@ -589,10 +589,6 @@ int tcw_blocks_per_sm() {
   static int cache[64] = {};
   return cached_blocks_per_sm(tcw_streamk_kernel<ACT, KB, MN, PR>, kTcwThreads, cache, tcw_smem_bytes<MN, PR>());
 }
-
-// The pair-table decode: k = 4 and a codebook whose values are 0 or normal fp16 numbers (the
-// condition gpu::weight_roundings reports as 2).
-bool tcw_pairs(const TiledView& w) { return w.bits == 4 && w.half_cb; }
 
 // Resident CTAs per SM (f16 and bf16 kernels have the same resources up to a register or two;
 // the plan uses the f16 figure for both so the workspace query needs no dtype).
@@ -637,7 +633,7 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   p.tok_tiles = (M + p.mn - 1) / p.mn;
   const int64_t tiles = p.sched.row_tiles * p.tok_tiles;
   p.permuted_bytes = (static_cast<size_t>(p.tok_tiles) * p.steps * p.mn * kTileBytesPerToken + 255) / 256 * 256;
-  p.pairs = tcw_pairs(w);
+  p.pairs = tcw_uses_pairs(w);
   const int64_t slots = static_cast<int64_t>(blocks_per_sm(p.mn, w.bits, p.pairs)) * device_sm_count();
   p.sched.units = tiles * p.steps;
   int64_t splits = std::min<int64_t>(std::max<int64_t>(1, slots / tiles), std::max<int64_t>(1, p.steps / 2));
@@ -721,6 +717,8 @@ size_t tcw_workspace_bytes(int64_t M, const TiledView& w) {
   const TcwPlan p = tcw_plan(M, w);
   return p.permuted_bytes + p.partial_bytes;
 }
+
+bool tcw_uses_pairs(const TiledView& w) { return w.bits == 4 && w.half_cb; }
 
 bool tcw_available() {
 #if defined(KBIT_HAVE_SM90A)

@@ -6,16 +6,19 @@ bench-2/4 = main's; the faster repeat of each binary per row; PASS rows only).
   python3 bench/scripts/ab_geomean.py RUN_DIR KERNEL BITS...   e.g. run3 tcw 2 4
 """
 import collections
-import csv
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ab_compare import load as load_rows  # noqa: E402  (the same CSV reading, .gz included)
 
 
 def load(run, kernel, bits, files):
     best = {}
     for f in files:
-        for r in csv.DictReader(open(f"{run}/{f}")):
-            if r["row_type"] != "row" or r["kernel"] != kernel or r["bits"] != bits or r["verify"] != "PASS":
+        for r in load_rows(f"{run}/{f}"):
+            if r["kernel"] != kernel or r["bits"] != bits or r["verify"] != "PASS":
                 continue
             key = (r["model"], r["shape"], int(r["M"]), int(r["N"]) * int(r["K"]))
             best[key] = min(float(r["us_median"]), best.get(key, math.inf))
