@@ -163,11 +163,18 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   // Where tcv runs one pass without cross-CTA split-K (short K on narrow weights,
   // bench/results/2026-11-25-h100-tcvshortk) it beats gemv at M = 1..2 from ~4 M weights (Qwen3
   // dense.gate_up 10.1 vs 11.0 us at M = 1, q_proj 6.6 vs 7.0, GLM q_b_proj, 3.9 M, 5.3 vs 5.7) but
-  // not on 1-2 M (Qwen3 k_proj 5.7 vs 4.7).
+  // not on 1-2 M (Qwen3 k_proj 5.7 vs 4.7). With the one pass at k = 2, 3, 5 as well
+  // (2026-11-25-h100-cluster) the same holds there: q_proj M = 1 5.7 / 6.5 / 7.4 vs gemv 6.3 / 7.0 /
+  // 7.6 us, q_b_proj 4.7 / 5.2 / 5.9 vs 5.5 / 5.8 / 6.1.
   // (Asked last: the plan behind it is the one query here that costs more than arithmetic.)
   auto tcv_one_pass = [&] { return detail::tcv_short_k_pass(M, w, act); };
   if (M <= 2 && w.K > 512 && weights >= 3.5e6 && tcv_one_pass()) return Kernel::tcv;
   if (M <= 2) return w.K <= 512 ? Kernel::tcv : Kernel::gemv;
+  // gemv's cluster split-K (grids of one CTA per SM) made it the faster kernel up to M = 4 on
+  // narrow weights (bench/results/2026-11-25-h100-cluster, k = 2..5: Qwen3 k_proj / v_proj, GLM
+  // q_a_proj / kv_a_proj at M = 4 4.6-5.0 us against tcv's cluster plan 5.1-5.7); at N = 1024
+  // (Qwen3 shared_expert.gate_up) tcv wins M = 4 (5.2-5.7 vs 5.7-6.1).
+  if (M <= 4 && w.N <= 768 && w.K > 512) return Kernel::gemv;
   // tcw's k = 4 pair table against tcv (record at 6b74702, bench/results/2026-11-25-h100-record-
   // 6b74702): at M = 4 and 8 tcw wins where tcv still decodes by offsets, 12 M .. 32 M weights
   // (Llama-3-8B q_proj 11.4 vs 13.2 us at M = 4, 11.5 vs 14.3 at 8; GLM shared_experts.down 12.9 vs
@@ -195,6 +202,11 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   // and Llama-3-8B / 70B gate_up (28672 x 4096, 117 M; 57344 x 8192) on tcw; no catalogue shape
   // lies between them. With tcw's k = 4 pair table the exclusion is gone: GLM shared_experts.gate_up
   // at M = 16 23.0 vs 30.0 us (record at 6b74702).
+  // tcv's latency plans (one pass, or a cluster grid of <= 1 CTA per SM) beat tcw at M = 16 on
+  // the small Qwen3/GLM shapes (bench/results/2026-11-25-h100-cluster, k = 2..5: Qwen3 k_proj 5.8-6.6
+  // vs 7.2-7.9 us, q_proj 6.8-9.0 vs 8.8-10.6, GLM q_b_proj 5.7-7.3 vs 7.7-8.6; dense.gate_up, 21 M
+  // weights, ties at k = 4: 13.7 vs 13.5).
+  if (M <= 16 && detail::tcv_latency_plan(M, w, act)) return Kernel::tcv;
   if (M <= 16)
     return tcw_ok && w.K > 512 && (tcw_pairs || w.N < 16384 || weights >= 100.0e6) ? Kernel::tcw : Kernel::tcv;
   if (tcw_ok) {

@@ -210,6 +210,26 @@ __device__ __forceinline__ bool splitk_arrive(const SplitK& sk, int tile) {
   return last;
 }
 
+// Launch `kernel` on `grid` with the CTAs of each grid column (grid.y of them: the K slices of one
+// output tile) as one thread-block cluster (sm_90; grid.y <= 8, the portable cluster size).
+template <class... KArgs, class... Args>
+cudaError_t launch_cluster_y(void (*kernel)(KArgs...), dim3 grid, int threads, size_t smem, cudaStream_t stream,
+                             Args&&... args) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(threads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = 1;
+  attr[0].val.clusterDim.y = grid.y;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelEx(&cfg, kernel, static_cast<Args&&>(args)...);
+}
+
 // Slice ranges over k-tiles: `splits` slices, every one non-empty (requires splits <= tiles).
 __host__ __device__ inline void slice_range(int64_t tiles, int splits, int s, int64_t& begin, int64_t& end) {
   begin = tiles * s / splits;

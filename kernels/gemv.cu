@@ -13,10 +13,16 @@
 // and M >= 2 a 16-entry table of float2 codebook pairs serves two weights per PRMT + 8-byte load
 // (block_pair_offsets2, kUsePairs); the products and their order are the same.
 // Activations are converted to fp32 once per 8 elements and reused across the lane's 4 rows.
+#include <atomic>
+
+#include <cooperative_groups.h>
+
 #include "common.cuh"
 #include "launch.h"
 
 namespace kbit::gpu::detail {
+
+namespace cg = cooperative_groups;
 
 namespace {
 constexpr int kGemvWarps = 4;
@@ -34,9 +40,11 @@ constexpr bool kUsePairs = KB == 2 && MV >= 2;
 }  // namespace
 
 // One CTA: rows [n0, n0 + 64) of one weight matrix, k-tiles [kt_begin, kt_end), activation rows
-// [0, rows) of A (rows <= MV). Writes C directly (partials == nullptr) or its fp32 partial.
-template <Act ACT, int KB, int MV>
-__device__ __forceinline__ void gemv_tile(const typename ActTraits<ACT>::T* __restrict__ A,
+// [0, rows) of A (rows <= MV); the sums of the 4 warps land in `red`. `stage` fills the shared
+// codebook and synchronises the CTA: it runs after the first weight loads are issued, so the
+// codebook's memory round trip overlaps theirs instead of preceding them.
+template <Act ACT, int KB, int MV, class Stage>
+__device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTraits<ACT>::T* __restrict__ A,
                                           const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
                                           const float* cb_s, const float2* pair_s, int64_t N, int64_t K, int rows,
                                           int64_t n0,
@@ -74,6 +82,7 @@ __device__ __forceinline__ void gemv_tile(const typename ActTraits<ACT>::T* __re
     }
   };
   fetch(kt_begin + warp);
+  stage();
   for (int64_t kt = kt_begin + warp; kt < kt_end; kt += kGemvWarps) {
     const int64_t kb = kt * kBlocksPerTile + h;
     uint32_t w[kRowsPerLane][KB];
@@ -157,7 +166,11 @@ __device__ __forceinline__ void gemv_tile(const typename ActTraits<ACT>::T* __re
   __syncthreads();
 }
 
-template <Act ACT, int KB, int MV>
+// CL (cluster launch, the small grids of launch_dense): the first weight loads go out before the
+// codebook is staged, and the K slices (grid.y, one cluster) meet in distributed shared memory.
+// Without CL the codebook is staged first (on the larger grids the reordering measured 0.8-1.0x,
+// bench/results/2026-11-25-h100-cluster) and split K goes through the workspace.
+template <Act ACT, int KB, int MV, bool CL>
 __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
                                                            typename ActTraits<ACT>::T* __restrict__ C, int M,
                                                            TiledView w, SplitK sk) {
@@ -165,14 +178,20 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const typename ActTr
   __shared__ float cb_s[1 << KB];
   __shared__ float2 pair_s[kUsePairs<KB, MV> ? 16 : 1];
   __shared__ float red[kGemvWarps][MV][kGemvRows];
-  stage_codebook<KB>(w.codebook, cb_s);
-  if constexpr (kUsePairs<KB, MV>) stage_pairs2(w.codebook, pair_s);
-  __syncthreads();
+  auto stage = [&] {
+    stage_codebook<KB>(w.codebook, cb_s);
+    if constexpr (kUsePairs<KB, MV>) stage_pairs2(w.codebook, pair_s);
+    __syncthreads();
+  };
+  if constexpr (!CL) stage();
 
   const int64_t n0 = static_cast<int64_t>(blockIdx.x) * kGemvRows;
   int64_t kt_begin, kt_end;
   slice_range(k_tiles(w.K), sk.splits, blockIdx.y, kt_begin, kt_end);
-  gemv_tile<ACT, KB, MV>(A, w.packed, w.absmax, cb_s, pair_s, w.N, w.K, M, n0, kt_begin, kt_end, red);
+  auto late_stage = [&] {
+    if constexpr (CL) stage();
+  };
+  gemv_tile<ACT, KB, MV>(late_stage, A, w.packed, w.absmax, cb_s, pair_s, w.N, w.K, M, n0, kt_begin, kt_end, red);
 
   // Thread t < 64 owns output row n0 + t for every activation row.
   const int t = threadIdx.x;
@@ -187,6 +206,35 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const typename ActTr
 #pragma unroll
       for (int m = 0; m < MV; ++m)
         if (m < M) C[m * w.N + n] = Tr::from_float(out[m]);
+    return;
+  }
+  if constexpr (CL) {
+    // The K slices of this row tile are the CTAs of one cluster (grid.y = cluster size): each
+    // publishes its sums in shared memory, then CTA r adds up rows [r * 64 / splits, ...) of all
+    // slices through distributed shared memory, in slice order (the same sum as the workspace
+    // path below). The second barrier keeps every CTA's `part` alive until all reads are done.
+    __shared__ float part[MV][kGemvRows];
+    cg::cluster_group cluster = cg::this_cluster();
+    if (t < kGemvRows)
+#pragma unroll
+      for (int m = 0; m < MV; ++m) part[m][t] = out[m];
+    cluster.sync();
+    const int r = static_cast<int>(cluster.block_rank());
+    const int lo = r * kGemvRows / sk.splits, hi = (r + 1) * kGemvRows / sk.splits;
+    if (t >= lo && t < hi && n < w.N) {
+      float s[MV];
+#pragma unroll
+      for (int m = 0; m < MV; ++m) s[m] = 0.0f;
+      for (int sl = 0; sl < sk.splits; ++sl) {
+        const float* p = cluster.map_shared_rank(&part[0][0], sl);
+#pragma unroll
+        for (int m = 0; m < MV; ++m) s[m] += p[m * kGemvRows + t];
+      }
+#pragma unroll
+      for (int m = 0; m < MV; ++m)
+        if (m < M) C[m * w.N + n] = Tr::from_float(s[m]);
+    }
+    cluster.sync();
     return;
   }
   const int64_t MN = static_cast<int64_t>(M) * w.N;
@@ -222,7 +270,7 @@ __global__ void __launch_bounds__(kGemvThreads) grouped_gemv_kernel(
   __syncthreads();
 
   const int64_t n0 = static_cast<int64_t>(blockIdx.y) * kGemvRows;
-  gemv_tile<ACT, KB, MV>(A + static_cast<int64_t>(item.row0) * w.K, w.packed + item.expert * w.expert_words(),
+  gemv_tile<ACT, KB, MV>([] {}, A + static_cast<int64_t>(item.row0) * w.K, w.packed + item.expert * w.expert_words(),
                          w.absmax + item.expert * w.expert_absmax(), cb_s, pair_s, w.N, w.K, item.rows, n0, 0,
                          k_tiles(w.K), red);
   const int t = threadIdx.x;
@@ -236,6 +284,9 @@ __global__ void __launch_bounds__(kGemvThreads) grouped_gemv_kernel(
 
 // ---------------------------------------------------------------------------------------------
 namespace {
+
+constexpr int kGemvClusterMax = 8;  // K slices per cluster: the portable cluster size
+std::atomic<int> g_gemv_cluster_max{kGemvClusterMax};  // gemv_force_cluster_max (tests)
 
 int gemv_splits(const TiledView& w) {
   const int64_t tiles_n = (w.N + kGemvRows - 1) / kGemvRows;
@@ -252,7 +303,7 @@ int gemv_splits(const TiledView& w) {
 template <Act ACT, int KB, int MV>
 int gemv_blocks_per_sm() {
   static int cache[64] = {};
-  return cached_blocks_per_sm(gemv_kernel<ACT, KB, MV>, kGemvThreads, cache);
+  return cached_blocks_per_sm(gemv_kernel<ACT, KB, MV, false>, kGemvThreads, cache);
 }
 
 template <Act ACT, int KB, int MV>
@@ -264,10 +315,21 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   const int64_t tiles_n = (a.w.N + kGemvRows - 1) / kGemvRows;
   const int64_t slots = static_cast<int64_t>(gemv_blocks_per_sm<ACT, KB, MV>()) * device_sm_count();
   if (tiles_n <= slots) sk.splits = static_cast<int>(std::min<int64_t>(sk.splits, std::max<int64_t>(1, slots / tiles_n)));
+  // A small grid (no more CTAs than SMs) with K split in 2..8 slices runs each row tile's slices as
+  // one thread-block cluster and reduces them in distributed shared memory: Qwen3 k_proj, 64 CTAs,
+  // 4.7 -> 4.2 us at M = 1 and 7.0 -> 4.7 at M = 4 (bench/results/2026-11-25-h100-cluster). On
+  // larger grids 8-CTA clusters lost (Qwen3 q_proj, 512 CTAs: 0.82x), so they keep the workspace.
+  const int cmax = g_gemv_cluster_max.load(std::memory_order_relaxed);
+  const bool cluster = sk.splits > 1 && sk.splits <= cmax && tiles_n * sk.splits <= device_sm_count();
   const dim3 grid(static_cast<unsigned>(tiles_n), sk.splits);
-  gemv_kernel<ACT, KB, MV><<<grid, kGemvThreads, 0, a.stream>>>(static_cast<const T*>(a.A), static_cast<T*>(a.C),
-                                                                static_cast<int>(a.M), a.w, sk);
-  return cudaGetLastError();
+  const T* A = static_cast<const T*>(a.A);
+  T* C = static_cast<T*>(a.C);
+  const int M = static_cast<int>(a.M);
+  if (!cluster) {
+    gemv_kernel<ACT, KB, MV, false><<<grid, kGemvThreads, 0, a.stream>>>(A, C, M, a.w, sk);
+    return cudaGetLastError();
+  }
+  return launch_cluster_y(gemv_kernel<ACT, KB, MV, true>, grid, kGemvThreads, 0, a.stream, A, C, M, a.w, sk);
 }
 
 template <Act ACT, int KB>
@@ -332,6 +394,8 @@ cudaError_t launch_gemv(const LinearArgs& a) {
   }
   return a.act == Act::f16 ? launch_dense_k<Act::f16>(a, sk) : launch_dense_k<Act::bf16>(a, sk);
 }
+
+void gemv_force_cluster_max(int n) { g_gemv_cluster_max.store(n < 0 ? kGemvClusterMax : n, std::memory_order_relaxed); }
 
 cudaError_t launch_grouped_gemv(const MoeArgs& a) {
   return a.act == Act::f16 ? launch_grouped_k<Act::f16>(a) : launch_grouped_k<Act::bf16>(a);

@@ -11,9 +11,13 @@ cudaError_t launch_v0_moe(const MoeArgs& a);
 cudaError_t launch_v0_dequant(const TiledView& w, void* out, OutType type, cudaStream_t stream);
 cudaError_t launch_dequant(const TiledView& w, void* out, OutType type, cudaStream_t stream);
 
-// Scalar GEMV (M = 1..4), split-K through the workspace.
+// Scalar GEMV (M = 1..4), split-K through the workspace -- or, on grids of at most one CTA per SM
+// with 2..8 K slices, through distributed shared memory in a thread-block cluster.
 size_t gemv_workspace_bytes(int64_t M, const TiledView& w);
 cudaError_t launch_gemv(const LinearArgs& a);
+// Tests only: the most K slices gemv reduces in a cluster (default 8; 1 sends every split through
+// the workspace; -1 restores the default). Whole process.
+void gemv_force_cluster_max(int n);
 // Grouped scalar GEMV: any rows per expert (chunks of 4).
 cudaError_t launch_grouped_gemv(const MoeArgs& a);
 
@@ -30,12 +34,18 @@ cudaError_t launch_grouped_tcv(const MoeArgs& a);
 // bench/results/2026-11-25-h100-tcvpairs). The grouped kernel always uses it where k = 4 allows.
 inline constexpr double kTcvPairsMinWeights = 32.0e6;
 bool tcv_uses_pairs(const TiledView& w, bool grouped);
-// Whether tcv's plan runs this case in one pass where it used to split K across CTAs (narrow
-// weights, <= 4 steps per warp, k = 4): the shapes where it beats gemv and tcw (dispatch).
+// Whether tcv's plan runs this case in one pass where it would split K across more CTAs than SMs
+// (<= 4 steps per warp; TcvPlan::short_k): the shapes where it beats gemv and tcw (dispatch).
 bool tcv_short_k_pass(int64_t M, const TiledView& w, Act act);
+// Whether tcv's plan is one of its latency plans: the one pass above, or a cluster split-K grid of
+// at most one CTA per SM (TcvPlan::cluster on small weights).
+bool tcv_latency_plan(int64_t M, const TiledView& w, Act act);
 // Tests only: 1 makes the dense tcv take the pair table whatever the size (small shapes then
 // exercise it), 0 restores the size rule. Applies to the whole process.
 void tcv_force_pairs(int mode);
+// Tests only: false sends tcv's cross-CTA split-K through the workspace fixup instead of a
+// thread-block cluster (true: the default). Whole process.
+void tcv_force_cluster(bool on);
 
 // Tensor-core GEMM on wgmma (sm_90a builds on sm_90 devices only: launch only where
 // tcw_available(), M <= kTcwMaxM); the workspace holds the permuted activations and the split-K partials.

@@ -27,6 +27,8 @@
 #include <algorithm>
 #include <atomic>
 
+#include <cooperative_groups.h>
+
 #include "common.cuh"
 #include "kbit/tcv_map.h"
 #include "kbit/tcv_sched.h"
@@ -34,6 +36,8 @@
 #include "tcv_decode.cuh"
 
 namespace kbit::gpu::detail {
+
+namespace cg = cooperative_groups;
 
 namespace {
 constexpr int kTcvThreads = 32 * kTcvWarps;
@@ -111,8 +115,8 @@ __device__ __forceinline__ void tcv_each(const TcvLane& L, int64_t N, int M, F&&
 // [0, M) of A (M <= 8 NT). On return the ks == 0 warps hold the CTA's sums in acc.
 // PR (k = 4, TiledView::half_cb): the pair-table decode (tcv_decode.cuh) from `pairs`, a 32 KB
 // dynamic shared-memory table this function stages while the first step's weights are in flight.
-template <Act ACT, int KB, int NT, bool PR>
-__device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __restrict__ A, int M,
+template <Act ACT, int KB, int NT, bool PR, bool LATE, class Stage>
+__device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits<ACT>::T* __restrict__ A, int M,
                                          const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
                                          int64_t N, int64_t K, const TcvLane& L, int kw, int64_t sb, int64_t se,
                                          TcvSmem& sm, uint4* pairs, float (&acc)[NT][4]) {
@@ -151,12 +155,19 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
     fetch_block_pair<KB, true>(step < se && 2 * step + q / 2 < ktiles, row_ok, pw, pa, w_step, a_step, wn, sn);
   };
 
+  // LATE: the first step's loads go out before `stage` fills the shared codebook and scales and
+  // synchronises the CTA, so the codebook's memory round trip overlaps theirs; otherwise the
+  // caller staged them before.
+  int64_t step = first;
+  if constexpr (LATE) {
+    fetch(step);
+    stage();
+  }
   const uint32_t cb_base = static_cast<uint32_t>(__cvta_generic_to_shared(sm.cb));
   float cbr[KB <= 3 ? 1 << KB : 1];  // k <= 3: the codebook in registers
 #pragma unroll
   for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
-  int64_t step = first;
-  fetch(step);
+  if constexpr (!LATE) fetch(step);
   uint32_t pair_base = 0;  // PR: this lane's word of each table row
   if constexpr (PR) {
     stage_pair_table<ACT>(sm.cb, pairs);
@@ -251,25 +262,63 @@ __device__ __forceinline__ void tcv_tile(const typename ActTraits<ACT>::T* __res
   }
 }
 
-template <Act ACT, int KB, int NT, bool PR>
+// LB (latency-bound launches: tcv_plan's cluster and one-pass plans): the first step's loads go
+// out before the codebook and scales are staged, and split K meets in distributed shared memory
+// (the splits of a row tile are one cluster, grid.y). Without LB the staging comes first (on the
+// larger one-pass grids the reordering measured 0.92-1.0x, bench/results/2026-11-25-h100-cluster)
+// and split K goes through the workspace.
+template <Act ACT, int KB, int NT, bool PR, bool LB>
 __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
     tcv_kernel(const typename ActTraits<ACT>::T* __restrict__ A, typename ActTraits<ACT>::T* __restrict__ C, int M,
                TiledView w, SplitK sk, int kw) {
   using Tr = ActTraits<ACT>;
   __shared__ TcvSmem sm;
   extern __shared__ uint4 tcv_pair_table[];  // PR: kPairTableBytes
-  stage_codebook<KB>(w.codebook, sm.cb);
-  stage_scales(sm.scale);
-  __syncthreads();
+  auto stage = [&] {
+    stage_codebook<KB>(w.codebook, sm.cb);
+    stage_scales(sm.scale);
+    __syncthreads();
+  };
+  if constexpr (!LB) stage();
   const TcvLane L(blockIdx.x, kw);
   const int64_t N = w.N;
   int64_t sb, se;
   slice_range(tcv_steps(w.K), sk.splits, blockIdx.y, sb, se);
   float acc[NT][4];
-  tcv_tile<ACT, KB, NT, PR>(A, M, w.packed, w.absmax, N, w.K, L, kw, sb, se, sm, tcv_pair_table, acc);
+  tcv_tile<ACT, KB, NT, PR, LB>(stage, A, M, w.packed, w.absmax, N, w.K, L, kw, sb, se, sm, tcv_pair_table, acc);
 
   if (sk.splits == 1) {
     tcv_each<NT>(L, N, M, [&](int t, int r, int64_t n, int token) { C[token * N + n] = Tr::from_float(acc[t][r]); });
+    return;
+  }
+  if constexpr (LB) {
+    // The K slices of this row tile are the CTAs of one cluster (grid.y = cluster size). Each
+    // publishes the sums of its ks == 0 warps in sm.red (element e = ((warp * 32 + lane) * NT + t)
+    // * 4 + r; kTcvClusterFloats bounds it), then CTA `rank` adds up its share of the elements over all slices
+    // through distributed shared memory, in slice order (the workspace path's sum, bit for bit).
+    // The second barrier keeps every CTA's sm.red alive until all reads are done.
+    cg::cluster_group cluster = cg::this_cluster();
+    __syncthreads();  // the in-CTA reduction of tcv_tile has read sm.red
+    if (L.ks == 0)
+#pragma unroll
+      for (int t = 0; t < NT; ++t)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) sm.red[(threadIdx.x * NT + t) * 4 + r] = acc[t][r];
+    cluster.sync();
+    const int elems = L.rw * 32 * NT * 4;
+    const int rank = static_cast<int>(cluster.block_rank());
+    const int lo = rank * elems / sk.splits, hi = (rank + 1) * elems / sk.splits;
+    for (int e = lo + static_cast<int>(threadIdx.x); e < hi; e += kTcvThreads) {
+      const int thread = e / (4 * NT), t = (e / 4) % NT, r = e % 4;
+      const int rg = thread / 32, lane = thread % 32;
+      const int64_t n = static_cast<int64_t>(blockIdx.x) * tcv_rows_per_cta(kw) + 16 * rg + lane / 4 + (r < 2 ? 0 : 8);
+      const int token = 8 * t + 2 * (lane % 4) + r % 2;
+      if (n >= N || token >= M) continue;
+      float s = 0.0f;
+      for (int sl = 0; sl < sk.splits; ++sl) s += cluster.map_shared_rank(sm.red, sl)[e];
+      C[token * N + n] = Tr::from_float(s);
+    }
+    cluster.sync();
     return;
   }
   const int64_t MN = static_cast<int64_t>(M) * N;
@@ -301,7 +350,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   const TcvLane L(blockIdx.y, kw);
   const int64_t N = w.N;
   float acc[NT][4];
-  tcv_tile<ACT, KB, NT, PR>(A + static_cast<int64_t>(item.row0) * w.K, item.rows,
+  tcv_tile<ACT, KB, NT, PR, false>([] {}, A + static_cast<int64_t>(item.row0) * w.K, item.rows,
                             w.packed + item.expert * w.expert_words(), w.absmax + item.expert * w.expert_absmax(), N,
                             w.K, L, kw, 0, tcv_steps(w.K), sm, tcv_pair_table, acc);
   typename Tr::T* Cp = C + static_cast<int64_t>(item.row0) * N;
@@ -313,6 +362,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
 namespace {
 
 std::atomic<int> g_tcv_force_pairs{0};  // tcv_force_pairs (tests)
+std::atomic<bool> g_tcv_cluster{true};  // tcv_force_cluster (tests)
 
 // The dense kernel's choice of decode (launch.h: tcv_uses_pairs).
 bool tcv_pairs(const TiledView& w) { return tcv_uses_pairs(w, false); }
@@ -321,7 +371,7 @@ constexpr int tcv_dyn_smem(bool pr) { return pr ? kPairTableBytes : 0; }
 template <Act ACT, int KB, int NT, bool PR>
 int tcv_blocks_per_sm() {
   static int cache[64] = {};
-  return cached_blocks_per_sm(tcv_kernel<ACT, KB, NT, PR>, kTcvThreads, cache, tcv_dyn_smem(PR));
+  return cached_blocks_per_sm(tcv_kernel<ACT, KB, NT, PR, false>, kTcvThreads, cache, tcv_dyn_smem(PR));
 }
 
 template <Act ACT, int KB, bool PR>
@@ -338,12 +388,18 @@ int blocks_per_sm_k(int64_t M, const TiledView& w) {
 // The launch shape (lib/kbit/tcv_sched.h) for this GPU's resident slots of the kernel that runs.
 TcvPlan tcv_plan(int64_t M, const TiledView& w, Act act) {
   const int per_sm = act == Act::f16 ? blocks_per_sm_k<Act::f16>(M, w) : blocks_per_sm_k<Act::bf16>(M, w);
-  return tcv_plan_for(M, w.N, w.K, w.bits, static_cast<int64_t>(per_sm) * device_sm_count());
+  TcvPlan p = tcv_plan_for(M, w.N, w.K, w.bits, static_cast<int64_t>(per_sm) * device_sm_count(), device_sm_count());
+  if (!g_tcv_cluster.load(std::memory_order_relaxed)) p.cluster = false;  // tcv_force_cluster (tests)
+  return p;
 }
 
 }  // namespace
 
 bool tcv_short_k_pass(int64_t M, const TiledView& w, Act act) { return tcv_plan(M, w, act).short_k; }
+bool tcv_latency_plan(int64_t M, const TiledView& w, Act act) {
+  const TcvPlan p = tcv_plan(M, w, act);
+  return p.short_k || (p.cluster && p.tiles * p.splits <= device_sm_count());
+}
 
 namespace {
 
@@ -351,8 +407,16 @@ template <Act ACT, int KB, int NT, bool PR>
 cudaError_t launch_tcv_t(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
   using T = typename ActTraits<ACT>::T;
   const dim3 grid(static_cast<unsigned>(p.tiles), static_cast<unsigned>(p.splits));
-  tcv_kernel<ACT, KB, NT, PR><<<grid, kTcvThreads, tcv_dyn_smem(PR), a.stream>>>(
-      static_cast<const T*>(a.A), static_cast<T*>(a.C), static_cast<int>(a.M), a.w, sk, p.kw);
+  const T* A = static_cast<const T*>(a.A);
+  T* C = static_cast<T*>(a.C);
+  const int M = static_cast<int>(a.M);
+  if (p.cluster)
+    return launch_cluster_y(tcv_kernel<ACT, KB, NT, PR, true>, grid, kTcvThreads, tcv_dyn_smem(PR), a.stream, A, C, M,
+                            a.w, sk, p.kw);
+  if (p.short_k)
+    tcv_kernel<ACT, KB, NT, PR, true><<<grid, kTcvThreads, tcv_dyn_smem(PR), a.stream>>>(A, C, M, a.w, sk, p.kw);
+  else
+    tcv_kernel<ACT, KB, NT, PR, false><<<grid, kTcvThreads, tcv_dyn_smem(PR), a.stream>>>(A, C, M, a.w, sk, p.kw);
   return cudaGetLastError();
 }
 
@@ -410,6 +474,7 @@ bool tcv_uses_pairs(const TiledView& w, bool grouped) {
   return static_cast<double>(w.N) * static_cast<double>(w.K) >= kTcvPairsMinWeights;
 }
 void tcv_force_pairs(int mode) { g_tcv_force_pairs.store(mode, std::memory_order_relaxed); }
+void tcv_force_cluster(bool on) { g_tcv_cluster.store(on, std::memory_order_relaxed); }
 
 cudaError_t launch_grouped_tcv(const MoeArgs& a) {
   return a.act == Act::f16 ? launch_grouped_k<Act::f16>(a) : launch_grouped_k<Act::bf16>(a);

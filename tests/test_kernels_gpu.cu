@@ -254,6 +254,22 @@ TEST_CASE("gpu: tcw's stream-K plan equals the CPU reference bit for bit in exac
   gpu::detail::tcw_force_plan(0);
 }
 
+TEST_CASE("gpu: gemv's and tcv's cluster and workspace split-K equal the CPU reference bit for bit in exact mode") {
+  // gemv splits K over 8 CTAs of one cluster on {130, 2080} (3 row tiles, 33 k-tiles), 3 on
+  // {70, 768}, 6 on {64, 1600} (odd slices, a partial row tile) and 16 through the workspace on
+  // {64, 4096}; tcv splits {130, 2080} in 2 and {64, 4096} in 4 (kw = 4, by tcv_plan_for on 132
+  // SMs). Then the same with clusters off: every split goes through the workspace.
+  CublasHandle cublas;
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{130, 2080}, {70, 768}, {64, 1600}, {64, 4096}};
+  const std::vector<DenseRun> runs = {{gpu::Kernel::gemv, cublas.h}, {gpu::Kernel::tcv, cublas.h}};
+  check_dense_exact(runs, shapes, {1, 2, 3, 4, 9, 16}, 201, "cluster split-K: ");
+  gpu::detail::gemv_force_cluster_max(1);
+  gpu::detail::tcv_force_cluster(false);
+  check_dense_exact(runs, shapes, {1, 2, 3, 4, 9, 16}, 301, "workspace split-K: ");
+  gpu::detail::gemv_force_cluster_max(-1);
+  gpu::detail::tcv_force_cluster(true);
+}
+
 TEST_CASE("gpu: tcw's and tcv's k = 4 decodes give the documented W' bit for bit (one-hot activations)") {
   // Token m of a launch is the unit vector e_(k0 + m), so C[m, n] = W'[n, k0 + m] as the kernel
   // rounded it to the activation type: no sum can round. The pair table (TiledView::half_cb) must

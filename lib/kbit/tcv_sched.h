@@ -18,21 +18,33 @@ inline constexpr int kTcvWarps = 4;  // warps per tcv CTA
 KBIT_HD constexpr int tcv_rows_per_cta(int kw) { return 16 * (kTcvWarps / kw); }
 KBIT_HD inline int64_t tcv_steps(int64_t K) { return (K + tcv::kStepK - 1) / tcv::kStepK; }
 
+inline constexpr int kTcvClusterMax = 8;      // K slices per cluster: the portable cluster size
+inline constexpr int kTcvClusterFloats = 768;  // sm.red, where a cluster's slices publish their sums
+
 struct TcvPlan {
   int kw = 1;            // warps splitting K inside a CTA (1, 2, 4)
-  int splits = 1;        // CTAs splitting K (split-K through the workspace when > 1)
+  int splits = 1;        // CTAs splitting K (split-K, through the workspace unless `cluster`)
   int64_t tiles = 0;     // CTAs along N
-  bool short_k = false;  // one pass where the split plan would have split K across CTAs (k = 4)
+  bool short_k = false;  // one pass where the split plan would have split K across CTAs
+  bool cluster = false;  // the splits of a row tile are one thread-block cluster (no workspace)
 };
 
-// The launch shape for M tokens of an N x K weight of `bits` when `slots` CTAs fit on the GPU at
-// once. Small N: split K inside the CTA first (a shared-memory sum), then across CTAs, until every
-// warp slot has work of >= 2 steps -- except at k = 4 where the in-CTA split leaves <= 4 steps per
-// warp: one pass, no cross-CTA split-K (the fixup's fence and second round trip cost more on these
-// latency-bound shapes: H100, bench/results/2026-11-25-h100-tcvshortk, measured at k = 4 only).
+// The launch shape for M tokens of an N x K weight of `bits` when `slots` CTAs fit on a GPU of
+// `sms` SMs at once. Small N: split K inside the CTA first (a shared-memory sum), then across CTAs,
+// until every warp slot has work of >= 2 steps. The cross-CTA split is where latency-bound shapes
+// lose time (the fixup's fence and second round trip through the workspace; H100,
+// bench/results/2026-11-25-h100-tcvshortk and -cluster), so:
+//   1. a grid of at most one CTA per SM reduces its 2..8 slices in a thread-block cluster (Qwen3
+//      k_proj, 64 CTAs: 1.11-1.66x over the workspace at k = 2..5);
+//   2. else, if the in-CTA split leaves <= 4 steps per warp, one pass without the cross-CTA split
+//      (Qwen3 q_proj, dense.gate_up, GLM q_b_proj: 1.25-1.8x at k = 2, 3, 5; clusters of their
+//      256-1280 CTAs gained less);
+//   3. else clusters of <= 4 CTAs up to 4 CTAs per SM (Llama-3-8B k_proj, 256 CTAs, 1.02-1.3x;
+//      Qwen3 o_proj, 512 CTAs, 1.0-1.18x at M >= 2; gemv's 8-CTA clusters lost on 512 CTAs);
+//   4. else the workspace.
 // Large N: one K range per CTA unless a few splits balance the waves better than their fp32
-// partials cost (both counted in bytes per resident CTA slot).
-inline TcvPlan tcv_plan_for(int64_t M, int64_t N, int64_t K, int bits, int64_t slots) {
+// partials cost (both counted in bytes per resident CTA slot), through the workspace.
+inline TcvPlan tcv_plan_for(int64_t M, int64_t N, int64_t K, int bits, int64_t slots, int64_t sms) {
   const int64_t steps = tcv_steps(K);
   const int64_t groups16 = (N + 15) / 16;
   const int64_t want_parts = (slots * kTcvWarps + groups16 - 1) / groups16;
@@ -43,9 +55,17 @@ inline TcvPlan tcv_plan_for(int64_t M, int64_t N, int64_t K, int bits, int64_t s
   p.tiles = (N + rows - 1) / rows;
   if (parts > 1) {
     p.splits = static_cast<int>(std::clamp<int64_t>((parts + p.kw - 1) / p.kw, 1, std::max<int64_t>(1, steps / p.kw)));
-    if (steps <= 4 * p.kw && bits == 4) {
+    if (p.splits == 1) return p;
+    const int nt = M > 8 ? 2 : 1;
+    const bool cluster_ok = p.splits <= kTcvClusterMax && (kTcvWarps / p.kw) * 32 * nt * 4 <= kTcvClusterFloats;
+    const int64_t ctas = p.tiles * p.splits;
+    if (cluster_ok && ctas <= sms) {
+      p.cluster = true;
+    } else if (steps <= 4 * p.kw) {
       p.splits = 1;
       p.short_k = true;
+    } else if (cluster_ok && p.splits <= 4 && ctas <= 4 * sms) {
+      p.cluster = true;
     }
     return p;
   }
