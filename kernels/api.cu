@@ -186,7 +186,11 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
   const bool tcw_pairs = tcw_ok && detail::tcw_uses_pairs(w) && w.K > 512;
   if (M <= 8) {
     // (not where tcv runs one pass: Qwen3 dense.gate_up, K = 2048, M = 4: tcv 10.2 vs tcw 13.3 us)
-    if (tcw_pairs && weights >= 12.0e6 && weights < detail::kTcvPairsMinWeights && !tcv_one_pass()) return Kernel::tcw;
+    // At k = 2, 3, 5 as well (2026-11-25-h100-cluster, same run: GLM shared_experts.down M = 4 tcw
+    // 12.4 / 13.2 / 15.8 vs tcv 14.1 / 15.1 / 17.8 us, Llama-3-8B q_proj M = 8 10.8 / 11.5 / 13.9 vs
+    // 11.7 / 12.7 / 15.1).
+    if (tcw_ok && w.K > 512 && weights >= 12.0e6 && weights < detail::kTcvPairsMinWeights && !tcv_one_pass())
+      return Kernel::tcw;
     if (tcw_pairs && M == 8 && weights >= detail::kTcvPairsMinWeights && w.K >= 4096) return Kernel::tcw;
     return Kernel::tcv;
   }
