@@ -98,6 +98,17 @@ int device_sm_count() {
   }
   return cached[dev];
 }
+bool device_has_clusters() {
+  static int cached[64] = {};  // 0: not asked yet, 1: no, 2: yes
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;
+  if (cached[dev] == 0) {
+    int v = 0;
+    cudaDeviceGetAttribute(&v, cudaDevAttrClusterLaunch, dev);
+    cached[dev] = v ? 2 : 1;
+  }
+  return cached[dev] == 2;
+}
 }  // namespace detail
 
 const char* status_name(Status s) {

@@ -209,6 +209,9 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const typename ActTr
     return;
   }
   if constexpr (CL) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    __trap();  // no clusters before sm_90; the host never launches CL there (device_has_clusters)
+#else
     // The K slices of this row tile are the CTAs of one cluster (grid.y = cluster size): each
     // publishes its sums in shared memory, then CTA r adds up rows [r * 64 / splits, ...) of all
     // slices through distributed shared memory, in slice order (the same sum as the workspace
@@ -236,6 +239,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const typename ActTr
     }
     cluster.sync();
     return;
+#endif
   }
   const int64_t MN = static_cast<int64_t>(M) * w.N;
   if (t < kGemvRows && n < w.N)
@@ -320,7 +324,8 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   // 4.7 -> 4.2 us at M = 1 and 7.0 -> 4.7 at M = 4 (bench/results/2026-11-25-h100-cluster). On
   // larger grids 8-CTA clusters lost (Qwen3 q_proj, 512 CTAs: 0.82x), so they keep the workspace.
   const int cmax = g_gemv_cluster_max.load(std::memory_order_relaxed);
-  const bool cluster = sk.splits > 1 && sk.splits <= cmax && tiles_n * sk.splits <= device_sm_count();
+  const bool cluster =
+      sk.splits > 1 && sk.splits <= cmax && tiles_n * sk.splits <= device_sm_count() && device_has_clusters();
   const dim3 grid(static_cast<unsigned>(tiles_n), sk.splits);
   const T* A = static_cast<const T*>(a.A);
   T* C = static_cast<T*>(a.C);
@@ -395,7 +400,9 @@ cudaError_t launch_gemv(const LinearArgs& a) {
   return a.act == Act::f16 ? launch_dense_k<Act::f16>(a, sk) : launch_dense_k<Act::bf16>(a, sk);
 }
 
-void gemv_force_cluster_max(int n) { g_gemv_cluster_max.store(n < 0 ? kGemvClusterMax : n, std::memory_order_relaxed); }
+void gemv_force_cluster_max(int n) {
+  g_gemv_cluster_max.store(n < 0 || n > kGemvClusterMax ? kGemvClusterMax : n, std::memory_order_relaxed);
+}
 
 cudaError_t launch_grouped_gemv(const MoeArgs& a) {
   return a.act == Act::f16 ? launch_grouped_k<Act::f16>(a) : launch_grouped_k<Act::bf16>(a);

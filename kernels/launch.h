@@ -43,8 +43,8 @@ bool tcv_latency_plan(int64_t M, const TiledView& w, Act act);
 // Tests only: 1 makes the dense tcv take the pair table whatever the size (small shapes then
 // exercise it), 0 restores the size rule. Applies to the whole process.
 void tcv_force_pairs(int mode);
-// Tests only: false sends tcv's cross-CTA split-K through the workspace fixup instead of a
-// thread-block cluster (true: the default). Whole process.
+// Tests only: false plans tcv as on a GPU without thread-block clusters (cross-CTA splits through
+// the workspace fixup, or one pass where that rule applies); true restores the default. Whole process.
 void tcv_force_cluster(bool on);
 
 // Tensor-core GEMM on wgmma (sm_90a builds on sm_90 devices only: launch only where
@@ -67,5 +67,8 @@ cudaError_t launch_mma(const LinearArgs& a);
 cudaError_t launch_grouped_mma(const MoeArgs& a);
 
 int device_sm_count();
+// Whether the current device launches thread-block clusters (sm_90 and later): the cluster split-K
+// paths of gemv and tcv run only there.
+bool device_has_clusters();
 
 }  // namespace kbit::gpu::detail

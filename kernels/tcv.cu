@@ -292,6 +292,9 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
     return;
   }
   if constexpr (LB) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    __trap();  // no clusters before sm_90; tcv_plan never makes a cluster plan there
+#else
     // The K slices of this row tile are the CTAs of one cluster (grid.y = cluster size). Each
     // publishes the sums of its ks == 0 warps in sm.red (element e = ((warp * 32 + lane) * NT + t)
     // * 4 + r; kTcvClusterFloats bounds it), then CTA `rank` adds up its share of the elements over all slices
@@ -320,6 +323,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
     }
     cluster.sync();
     return;
+#endif
   }
   const int64_t MN = static_cast<int64_t>(M) * N;
   tcv_each<NT>(L, N, M, [&](int t, int r, int64_t n, int token) {
@@ -388,9 +392,9 @@ int blocks_per_sm_k(int64_t M, const TiledView& w) {
 // The launch shape (lib/kbit/tcv_sched.h) for this GPU's resident slots of the kernel that runs.
 TcvPlan tcv_plan(int64_t M, const TiledView& w, Act act) {
   const int per_sm = act == Act::f16 ? blocks_per_sm_k<Act::f16>(M, w) : blocks_per_sm_k<Act::bf16>(M, w);
-  TcvPlan p = tcv_plan_for(M, w.N, w.K, w.bits, static_cast<int64_t>(per_sm) * device_sm_count(), device_sm_count());
-  if (!g_tcv_cluster.load(std::memory_order_relaxed)) p.cluster = false;  // tcv_force_cluster (tests)
-  return p;
+  const bool clusters = device_has_clusters() && g_tcv_cluster.load(std::memory_order_relaxed);  // tcv_force_cluster
+  return tcv_plan_for(M, w.N, w.K, w.bits, static_cast<int64_t>(per_sm) * device_sm_count(), device_sm_count(),
+                      clusters);
 }
 
 }  // namespace

@@ -124,8 +124,16 @@ __device__ __forceinline__ void stage_pair_table(const float* cb_s, uint4* table
 template <Act ACT>
 __device__ __forceinline__ uint32_t mul2(uint32_t a, uint32_t b) {
   uint32_t d;
-  if constexpr (ACT == Act::f16) asm("mul.rn.f16x2 %0, %1, %2;\n" : "=r"(d) : "r"(a), "r"(b));
-  else asm("mul.rn.bf16x2 %0, %1, %2;\n" : "=r"(d) : "r"(a), "r"(b));
+  if constexpr (ACT == Act::f16) {
+    asm("mul.rn.f16x2 %0, %1, %2;\n" : "=r"(d) : "r"(a), "r"(b));
+  } else {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    // mul.bf16x2 needs sm_90; a * b + (-0) rounds once and keeps the sign of a zero product.
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;\n" : "=r"(d) : "r"(a), "r"(b), "r"(0x80008000u));
+#else
+    asm("mul.rn.bf16x2 %0, %1, %2;\n" : "=r"(d) : "r"(a), "r"(b));
+#endif
+  }
   return d;
 }
 

@@ -257,10 +257,14 @@ TEST_CASE("gpu: tcw's stream-K plan equals the CPU reference bit for bit in exac
 TEST_CASE("gpu: gemv's and tcv's cluster and workspace split-K equal the CPU reference bit for bit in exact mode") {
   // gemv splits K over 8 CTAs of one cluster on {130, 2080} (3 row tiles, 33 k-tiles), 3 on
   // {70, 768}, 6 on {64, 1600} (odd slices, a partial row tile) and 16 through the workspace on
-  // {64, 4096}; tcv splits {130, 2080} in 2 and {64, 4096} in 4 (kw = 4, by tcv_plan_for on 132
-  // SMs). Then the same with clusters off: every split goes through the workspace.
+  // {64, 4096}; tcv (by tcv_plan_for on an H100's 132 SMs) splits {130, 2080} in 2 and {64, 4096}
+  // in 4 in a cluster, runs {1288, 2048} in one pass (2 slices would be 162 CTAs) and splits
+  // {1032, 4096} in clusters of 4 on 260 CTAs (partial row tiles in both). Then the same with
+  // clusters off, as on a GPU without them: gemv's splits and tcv's {130, 2080}, {64, 4096} and
+  // {1032, 4096} go through the workspace, tcv's {70, 768} runs in one pass.
   CublasHandle cublas;
-  const std::vector<std::pair<int64_t, int64_t>> shapes = {{130, 2080}, {70, 768}, {64, 1600}, {64, 4096}};
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{130, 2080}, {70, 768}, {64, 1600}, {64, 4096},
+                                                           {1288, 2048}, {1032, 4096}};
   const std::vector<DenseRun> runs = {{gpu::Kernel::gemv, cublas.h}, {gpu::Kernel::tcv, cublas.h}};
   check_dense_exact(runs, shapes, {1, 2, 3, 4, 9, 16}, 201, "cluster split-K: ");
   gpu::detail::gemv_force_cluster_max(1);

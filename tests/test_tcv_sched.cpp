@@ -110,3 +110,19 @@ TEST_CASE("tcv plan: the measured H100 plans") {
     CHECK_FALSE(u.cluster);
   }
 }
+
+TEST_CASE("tcv plan: without thread-block clusters (before sm_90) no cluster plans") {
+  for (int64_t N : {512, 768, 1024, 2048, 4096})
+    for (int64_t K : {768, 2048, 4096})
+      for (int bits = 2; bits <= 5; ++bits) {
+        const kbit::TcvPlan p = kbit::tcv_plan_for(4, N, K, bits, kH100Slots, kH100Sms, false);
+        CHECK_FALSE(p.cluster);
+      }
+  // Qwen3 k_proj falls back to the one pass (16 steps, 4 per warp), Llama-3-8B k_proj to the workspace.
+  const kbit::TcvPlan k = kbit::tcv_plan_for(4, 512, 2048, 3, kH100Slots, kH100Sms, false);
+  CHECK(k.short_k);
+  CHECK(k.splits == 1);
+  const kbit::TcvPlan l = kbit::tcv_plan_for(4, 1024, 4096, 3, kH100Slots, kH100Sms, false);
+  CHECK(l.splits == 4);
+  CHECK_FALSE(l.short_k);
+}

@@ -30,7 +30,7 @@ struct TcvPlan {
 };
 
 // The launch shape for M tokens of an N x K weight of `bits` when `slots` CTAs fit on a GPU of
-// `sms` SMs at once. Small N: split K inside the CTA first (a shared-memory sum), then across CTAs,
+// `sms` SMs at once (`clusters`: whether it launches thread-block clusters, sm_90). Small N: split K inside the CTA first (a shared-memory sum), then across CTAs,
 // until every warp slot has work of >= 2 steps. The cross-CTA split is where latency-bound shapes
 // lose time (the fixup's fence and second round trip through the workspace; H100,
 // bench/results/2026-11-25-h100-tcvshortk and -cluster), so:
@@ -44,7 +44,8 @@ struct TcvPlan {
 //   4. else the workspace.
 // Large N: one K range per CTA unless a few splits balance the waves better than their fp32
 // partials cost (both counted in bytes per resident CTA slot), through the workspace.
-inline TcvPlan tcv_plan_for(int64_t M, int64_t N, int64_t K, int bits, int64_t slots, int64_t sms) {
+inline TcvPlan tcv_plan_for(int64_t M, int64_t N, int64_t K, int bits, int64_t slots, int64_t sms,
+                            bool clusters = true) {
   const int64_t steps = tcv_steps(K);
   const int64_t groups16 = (N + 15) / 16;
   const int64_t want_parts = (slots * kTcvWarps + groups16 - 1) / groups16;
@@ -57,7 +58,7 @@ inline TcvPlan tcv_plan_for(int64_t M, int64_t N, int64_t K, int bits, int64_t s
     p.splits = static_cast<int>(std::clamp<int64_t>((parts + p.kw - 1) / p.kw, 1, std::max<int64_t>(1, steps / p.kw)));
     if (p.splits == 1) return p;
     const int nt = M > 8 ? 2 : 1;
-    const bool cluster_ok = p.splits <= kTcvClusterMax && (kTcvWarps / p.kw) * 32 * nt * 4 <= kTcvClusterFloats;
+    const bool cluster_ok = clusters && p.splits <= kTcvClusterMax && (kTcvWarps / p.kw) * 32 * nt * 4 <= kTcvClusterFloats;
     const int64_t ctas = p.tiles * p.splits;
     if (cluster_ok && ctas <= sms) {
       p.cluster = true;
