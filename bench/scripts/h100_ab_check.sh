@@ -3,8 +3,11 @@
 # machine; binaries in .deps/gpu, main's kbit-bench as .deps/gpu/kbit-bench-main): gpu.kernels
 # exact-mode doctests, kbit-verify --quick over KERNELS, memcheck and racecheck over the quick cases
 # of SAN_KERNELS matching SAN_FILTER, then the same kbit-bench (BENCH_ARGS) with the new binary and
-# with main's, alternating A/B/A/B so drift shows. Each step has its own timeout; whatever
-# finished lands in $OUT/run.tar.gz on any exit, plus summary.txt. BUDGET: seconds in all.
+# with main's, alternating A/B/A/B so drift shows. EXP_ENV (optional, e.g. KBIT_EXP_X=1: an
+# experiment switch read by the new build only) adds a third arm, the new binary under that
+# environment, verified on the quick cases matching EXP_FILTER and timed as new / exp / main twice
+# (bench-I-exp.*). Each step has its own timeout; whatever finished lands in $OUT/run.tar.gz on any
+# exit, plus summary.txt. BUDGET: seconds in all.
 set -u
 R=$PWD; T0=$SECONDS; BUDGET=${BUDGET:-420}
 W=/tmp/abrun; rm -rf $W; mkdir -p $W
@@ -23,11 +26,20 @@ s "memcheck rc=$? after $((SECONDS - T0)) s"; tail -2 $W/memcheck.txt | tee -a $
 timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 "${V[@]}" --quick --kernels "${SAN_KERNELS:-tcw}" --no-rerun \
   --no-cublas --filter "${RACE_FILTER:-random}" > $W/racecheck.txt 2>&1
 s "racecheck rc=$? after $((SECONDS - T0)) s"; tail -2 $W/racecheck.txt | tee -a $W/summary.txt
+arms=(kbit-bench kbit-bench-main kbit-bench kbit-bench-main)
+if [ -n "${EXP_ENV:-}" ]; then
+  env $EXP_ENV timeout 120 "${V[@]}" --quick --kernels "${KERNELS:-tcw,automatic}" --filter "${EXP_FILTER:-qwen3|glm|random}" \
+    > $W/verify-exp.txt 2>&1
+  s "verify under $EXP_ENV rc=$? after $((SECONDS - T0)) s"; tail -1 $W/verify-exp.txt | tee -a $W/summary.txt
+  arms=(kbit-bench exp kbit-bench-main kbit-bench exp kbit-bench-main)
+fi
 i=0
-for bin in kbit-bench kbit-bench-main kbit-bench kbit-bench-main; do
+for arm in "${arms[@]}"; do
   i=$((i + 1)); l=$(left); [ $l -lt 40 ] && break
-  timeout -s INT $((l * 2 / (6 - i))) .deps/gpu/$bin --shapes "$R/data/shapes.json" --git-commit "${GIT_COMMIT:-unknown}-$bin" \
-    ${BENCH_ARGS:---M 16 32 64 128 256 512 --dtypes f16 --kernels tcw} \
-    --json $W/bench-$i-$bin.json --csv $W/bench-$i-$bin.csv > $W/bench-$i-$bin.txt 2>&1
-  s "bench $i $bin rc=$? after $((SECONDS - T0)) s"
+  bin=$arm; envs=""
+  [ $arm = exp ] && bin=kbit-bench && envs=$EXP_ENV
+  env $envs timeout -s INT $((l / (${#arms[@]} + 1 - i) + 5)) .deps/gpu/$bin --shapes "$R/data/shapes.json" \
+    --git-commit "${GIT_COMMIT:-unknown}-$arm" ${BENCH_ARGS:---M 16 32 64 128 256 512 --dtypes f16 --kernels tcw} \
+    --json $W/bench-$i-$arm.json --csv $W/bench-$i-$arm.csv > $W/bench-$i-$arm.txt 2>&1
+  s "bench $i $arm rc=$? after $((SECONDS - T0)) s"
 done
