@@ -18,6 +18,7 @@
 #include <cooperative_groups.h>
 
 #include "common.cuh"
+#include "kbit/gemv_sched.h"
 #include "launch.h"
 
 namespace kbit::gpu::detail {
@@ -25,10 +26,8 @@ namespace kbit::gpu::detail {
 namespace cg = cooperative_groups;
 
 namespace {
-constexpr int kGemvWarps = 4;
-constexpr int kGemvThreads = kGemvWarps * 32;
-constexpr int kGemvRows = 64;        // output rows per CTA
-constexpr int kRowsPerLane = 4;      // kGemvRows / 16 slots
+constexpr int kGemvThreads = kGemvWarps * 32;  // kGemvWarps, kGemvRows: lib/kbit/gemv_sched.h
+constexpr int kRowsPerLane = 4;                 // kGemvRows / 16 slots
 // The k = 2 pair table serves M >= 2 only. On the H100 (bench/results/2026-11-25-h100-tables against
 // the 2026-11-24-h100-bits record without it) it took Llama-3-70B gate_up from 119.2 to 114.0 us at M = 2 and
 // 188.4 to 180.7 at M = 4 (geometric mean over the 27 catalogue shapes: 1.00 at M = 2, 0.95 at M = 4);
@@ -289,19 +288,7 @@ __global__ void __launch_bounds__(kGemvThreads) grouped_gemv_kernel(
 // ---------------------------------------------------------------------------------------------
 namespace {
 
-constexpr int kGemvClusterMax = 8;  // K slices per cluster: the portable cluster size
 std::atomic<int> g_gemv_cluster_max{kGemvClusterMax};  // gemv_force_cluster_max (tests)
-
-int gemv_splits(const TiledView& w) {
-  const int64_t tiles_n = (w.N + kGemvRows - 1) / kGemvRows;
-  const int64_t kt = k_tiles(w.K);
-  const int64_t target = 4LL * device_sm_count();
-  int64_t splits = (target + tiles_n - 1) / tiles_n;
-  // Keep at least 4 k-tiles per slice (one per warp) when K allows it.
-  splits = std::min<int64_t>(splits, std::max<int64_t>(1, kt / kGemvWarps));
-  splits = std::min<int64_t>(splits, kt);
-  return static_cast<int>(std::max<int64_t>(splits, 1));
-}
 
 // Resident CTAs of one instantiation per SM (cached per device).
 template <Act ACT, int KB, int MV>
@@ -313,20 +300,12 @@ int gemv_blocks_per_sm() {
 template <Act ACT, int KB, int MV>
 cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   using T = typename ActTraits<ACT>::T;
-  // One wave: when the row tiles alone fit in the resident CTA slots, split K no further than the
-  // slots allow, so no second, partial wave runs a whole slice after the first (fewer splits than
-  // gemv_splits, so the workspace sized by it still suffices; splits = 1 writes C directly).
-  const int64_t tiles_n = (a.w.N + kGemvRows - 1) / kGemvRows;
   const int64_t slots = static_cast<int64_t>(gemv_blocks_per_sm<ACT, KB, MV>()) * device_sm_count();
-  if (tiles_n <= slots) sk.splits = static_cast<int>(std::min<int64_t>(sk.splits, std::max<int64_t>(1, slots / tiles_n)));
-  // A small grid (no more CTAs than SMs) with K split in 2..8 slices runs each row tile's slices as
-  // one thread-block cluster and reduces them in distributed shared memory: Qwen3 k_proj, 64 CTAs,
-  // 4.7 -> 4.2 us at M = 1 and 7.0 -> 4.7 at M = 4 (bench/results/2026-11-25-h100-cluster). On
-  // larger grids 8-CTA clusters lost (Qwen3 q_proj, 512 CTAs: 0.82x), so they keep the workspace.
-  const int cmax = g_gemv_cluster_max.load(std::memory_order_relaxed);
-  const bool cluster =
-      sk.splits > 1 && sk.splits <= cmax && tiles_n * sk.splits <= device_sm_count() && device_has_clusters();
-  const dim3 grid(static_cast<unsigned>(tiles_n), sk.splits);
+  const GemvPlan p = gemv_plan_for(a.w.N, a.w.K, slots, device_sm_count(), device_has_clusters(),
+                                   g_gemv_cluster_max.load(std::memory_order_relaxed));
+  sk.splits = p.splits;
+  const bool cluster = p.cluster;
+  const dim3 grid(static_cast<unsigned>(p.tiles), sk.splits);
   const T* A = static_cast<const T*>(a.A);
   T* C = static_cast<T*>(a.C);
   const int M = static_cast<int>(a.M);
@@ -383,7 +362,7 @@ cudaError_t launch_grouped_k(const MoeArgs& a) {
 }  // namespace
 
 size_t gemv_workspace_bytes(int64_t M, const TiledView& w) {
-  const int splits = gemv_splits(w);
+  const int splits = gemv_max_splits(w.N, w.K, device_sm_count());
   if (splits == 1) return 0;
   const int64_t tiles_n = (w.N + kGemvRows - 1) / kGemvRows;
   return splitk_counter_bytes(tiles_n) + static_cast<size_t>(splits) * M * w.N * sizeof(float);
@@ -391,7 +370,7 @@ size_t gemv_workspace_bytes(int64_t M, const TiledView& w) {
 
 cudaError_t launch_gemv(const LinearArgs& a) {
   SplitK sk;
-  sk.splits = gemv_splits(a.w);
+  sk.splits = gemv_max_splits(a.w.N, a.w.K, device_sm_count());  // the plan may use fewer
   if (sk.splits > 1) {
     const int64_t tiles_n = (a.w.N + kGemvRows - 1) / kGemvRows;
     sk.counters = static_cast<uint32_t*>(a.workspace);

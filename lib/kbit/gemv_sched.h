@@ -1,0 +1,53 @@
+// The launch plan of the scalar gemv kernel (kernels/gemv.cu) as a pure function of the shape, the
+// resident CTA slots and the GPU, so the CPU tests check the very plan the kernel launches with
+// (tests/test_gemv_sched.cpp).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kbit/format.h"
+
+namespace kbit {
+
+inline constexpr int kGemvRows = 64;        // output rows per gemv CTA
+inline constexpr int kGemvWarps = 4;        // warps per gemv CTA (each takes every 4th k-tile)
+inline constexpr int kGemvClusterMax = 8;   // K slices per cluster: the portable cluster size
+
+inline int64_t gemv_tiles(int64_t N) { return (N + kGemvRows - 1) / kGemvRows; }
+
+// The most K slices gemv splits an N x K weight into on a GPU of `sms` SMs: about 4 CTAs per SM
+// over the row tiles, at least 4 k-tiles per slice (one per warp) where K allows, never more
+// slices than k-tiles. The workspace is sized by this count.
+inline int gemv_max_splits(int64_t N, int64_t K, int64_t sms) {
+  const int64_t tiles = gemv_tiles(N), kt = k_tiles(K);
+  int64_t splits = (4 * sms + tiles - 1) / tiles;
+  splits = std::min<int64_t>(splits, std::max<int64_t>(1, kt / kGemvWarps));
+  splits = std::min<int64_t>(splits, kt);
+  return static_cast<int>(std::max<int64_t>(splits, 1));
+}
+
+struct GemvPlan {
+  int64_t tiles = 0;     // CTAs along N (grid.x)
+  int splits = 1;        // K slices (grid.y)
+  bool cluster = false;  // the slices of a row tile are one thread-block cluster (no workspace)
+};
+
+// The launch for `slots` resident CTAs of the instantiation that runs. One wave: when the row tiles
+// alone fit the slots, no more slices than the slots allow (a second, partial wave would run a whole
+// slice after the first; fewer slices than gemv_max_splits, so its workspace suffices). A grid of at
+// most one CTA per SM with 2..cluster_max slices is one cluster per row tile where the GPU has
+// clusters (`clusters`): H100, bench/results/2026-11-25-h100-cluster -- Qwen3 k_proj, 64 CTAs,
+// 4.7 -> 4.2 us at M = 1 and 7.0 -> 4.7 at M = 4; on larger grids 8-CTA clusters lost (Qwen3
+// q_proj, 512 CTAs: 0.82x), so they keep the workspace.
+inline GemvPlan gemv_plan_for(int64_t N, int64_t K, int64_t slots, int64_t sms, bool clusters,
+                              int cluster_max = kGemvClusterMax) {
+  GemvPlan p;
+  p.tiles = gemv_tiles(N);
+  p.splits = gemv_max_splits(N, K, sms);
+  if (p.tiles <= slots) p.splits = static_cast<int>(std::min<int64_t>(p.splits, std::max<int64_t>(1, slots / p.tiles)));
+  p.cluster = clusters && p.splits > 1 && p.splits <= std::min(cluster_max, kGemvClusterMax) && p.tiles * p.splits <= sms;
+  return p;
+}
+
+}  // namespace kbit

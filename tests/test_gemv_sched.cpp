@@ -1,0 +1,80 @@
+// The scalar gemv kernel's launch plan (lib/kbit/gemv_sched.h): the pure function kernels/gemv.cu
+// launches with, checked on the CPU for its invariants over a sweep of shapes and for the plans the
+// H100 measurements were taken with (132 SMs).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kbit/gemv_sched.h"
+
+namespace {
+constexpr int64_t kH100Sms = 132;
+}  // namespace
+
+TEST_CASE("gemv plan: every shape gets a valid partition that its workspace covers") {
+  int64_t checked = 0, cluster = 0, workspace = 0;
+  for (int64_t N : {1, 8, 64, 512, 576, 768, 2049, 4096, 20480, 57344})
+    for (int64_t K : {32, 96, 512, 768, 2048, 2080, 4096, 14336})
+      for (int64_t slots : {int64_t{132}, 2 * kH100Sms, 8 * kH100Sms})
+        for (bool clusters : {false, true}) {
+          const kbit::GemvPlan p = kbit::gemv_plan_for(N, K, slots, kH100Sms, clusters);
+          CAPTURE(N);
+          CAPTURE(K);
+          CAPTURE(slots);
+          CAPTURE(clusters);
+          CHECK(p.tiles * kbit::kGemvRows >= N);
+          CHECK((p.tiles - 1) * kbit::kGemvRows < N);
+          CHECK(p.splits >= 1);
+          CHECK(p.splits <= kbit::k_tiles(K));                          // no empty slice
+          CHECK(p.splits <= kbit::gemv_max_splits(N, K, kH100Sms));      // the workspace suffices
+          if (p.tiles <= slots) CHECK(p.tiles * p.splits <= std::max(slots, p.tiles));  // one wave
+          if (p.cluster) {
+            CHECK(clusters);
+            CHECK(p.splits >= 2);
+            CHECK(p.splits <= kbit::kGemvClusterMax);
+            CHECK(p.tiles * p.splits <= kH100Sms);
+            ++cluster;
+          } else if (p.splits > 1) {
+            ++workspace;
+          }
+          ++checked;
+        }
+  CHECK(cluster > 0);
+  CHECK(workspace > 0);
+  CHECK(checked == 10 * 8 * 3 * 2);
+}
+
+TEST_CASE("gemv plan: the measured H100 plans") {
+  constexpr int64_t kSlots = 8 * kH100Sms;  // resident CTAs at M = 1 (up to 96-128 registers)
+  SUBCASE("Qwen3 k_proj (512 x 2048): 8 row tiles x 8 slices, one cluster per tile") {
+    const kbit::GemvPlan p = kbit::gemv_plan_for(512, 2048, kSlots, kH100Sms, true);
+    CHECK(p.tiles == 8);
+    CHECK(p.splits == 8);
+    CHECK(p.cluster);
+    CHECK_FALSE(kbit::gemv_plan_for(512, 2048, kSlots, kH100Sms, false).cluster);  // no clusters before sm_90
+    CHECK_FALSE(kbit::gemv_plan_for(512, 2048, kSlots, kH100Sms, true, 1).cluster);  // the tests' switch
+  }
+  SUBCASE("Qwen3 shared_expert.down (2048 x 512) and GLM q_a_proj (768 x 2048): clusters of 2 and 8") {
+    const kbit::GemvPlan d = kbit::gemv_plan_for(2048, 512, kSlots, kH100Sms, true);
+    CHECK(d.tiles * d.splits == 64);
+    CHECK(d.cluster);
+    const kbit::GemvPlan q = kbit::gemv_plan_for(768, 2048, kSlots, kH100Sms, true);
+    CHECK(q.tiles * q.splits == 96);
+    CHECK(q.cluster);
+  }
+  SUBCASE("larger grids keep the workspace: Qwen3 q_proj (512 CTAs), Llama-3-8B q_proj (9 slices)") {
+    const kbit::GemvPlan q = kbit::gemv_plan_for(4096, 2048, kSlots, kH100Sms, true);
+    CHECK(q.tiles * q.splits == 512);
+    CHECK_FALSE(q.cluster);
+    const kbit::GemvPlan l = kbit::gemv_plan_for(4096, 4096, kSlots, kH100Sms, true);
+    CHECK(l.splits == 9);
+    CHECK_FALSE(l.cluster);
+  }
+  SUBCASE("M = 4 at two CTAs per SM: GLM attn.o_proj (2048 x 5120) limited to one wave of 8 slices") {
+    const kbit::GemvPlan o = kbit::gemv_plan_for(2048, 5120, 2 * kH100Sms, kH100Sms, true);
+    CHECK(o.tiles == 32);
+    CHECK(o.splits == 8);  // 264 slots / 32 tiles; 256 CTAs: too many for the cluster rule
+    CHECK_FALSE(o.cluster);
+  }
+}
