@@ -1,6 +1,7 @@
 // The public entry points of kbit/gpu.h: argument checks (every precondition named), dispatch,
 // workspace sizing, and the dequantize + cuBLAS path.
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <string>
 
@@ -87,28 +88,30 @@ Status run_dequant_cublas(const LinearArgs& a) {
 }  // namespace
 
 namespace detail {
-int device_sm_count() {
-  static int cached[64] = {};
+namespace {
+// Attribute `attr` of the current device, asked once per device (`fallback` when there is none).
+template <cudaDeviceAttr attr>
+int cached_device_attribute(int fallback) {
+  static int cached[64] = {};  // value + 1; 0: not asked yet
   int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 132;
-  if (cached[dev] == 0) {
-    int n = 0;
-    cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev);
-    cached[dev] = n > 0 ? n : 132;
-  }
-  return cached[dev];
-}
-bool device_has_clusters() {
-  static int cached[64] = {};  // 0: not asked yet, 1: no, 2: yes
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return fallback;
   if (cached[dev] == 0) {
     int v = 0;
-    cudaDeviceGetAttribute(&v, cudaDevAttrClusterLaunch, dev);
-    cached[dev] = v ? 2 : 1;
+    cached[dev] = (cudaDeviceGetAttribute(&v, attr, dev) == cudaSuccess ? v : fallback) + 1;
   }
-  return cached[dev] == 2;
+  return cached[dev] - 1;
 }
+std::atomic<bool> g_clusters_off{false};  // force_no_clusters (tests)
+}  // namespace
+
+int device_sm_count() {
+  const int n = cached_device_attribute<cudaDevAttrMultiProcessorCount>(132);
+  return n > 0 ? n : 132;
+}
+bool device_has_clusters() {
+  return !g_clusters_off.load(std::memory_order_relaxed) && cached_device_attribute<cudaDevAttrClusterLaunch>(0) != 0;
+}
+void force_no_clusters(bool off) { g_clusters_off.store(off, std::memory_order_relaxed); }
 }  // namespace detail
 
 const char* status_name(Status s) {

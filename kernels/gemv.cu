@@ -13,8 +13,6 @@
 // and M >= 2 a 16-entry table of float2 codebook pairs serves two weights per PRMT + 8-byte load
 // (block_pair_offsets2, kUsePairs); the products and their order are the same.
 // Activations are converted to fp32 once per 8 elements and reused across the lane's 4 rows.
-#include <atomic>
-
 #include <cooperative_groups.h>
 
 #include "common.cuh"
@@ -288,8 +286,6 @@ __global__ void __launch_bounds__(kGemvThreads) grouped_gemv_kernel(
 // ---------------------------------------------------------------------------------------------
 namespace {
 
-std::atomic<int> g_gemv_cluster_max{kGemvClusterMax};  // gemv_force_cluster_max (tests)
-
 // Resident CTAs of one instantiation per SM (cached per device).
 template <Act ACT, int KB, int MV>
 int gemv_blocks_per_sm() {
@@ -301,8 +297,7 @@ template <Act ACT, int KB, int MV>
 cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   using T = typename ActTraits<ACT>::T;
   const int64_t slots = static_cast<int64_t>(gemv_blocks_per_sm<ACT, KB, MV>()) * device_sm_count();
-  const GemvPlan p = gemv_plan_for(a.w.N, a.w.K, slots, device_sm_count(), device_has_clusters(),
-                                   g_gemv_cluster_max.load(std::memory_order_relaxed));
+  const GemvPlan p = gemv_plan_for(a.w.N, a.w.K, slots, device_sm_count(), device_has_clusters());
   sk.splits = p.splits;
   const bool cluster = p.cluster;
   const dim3 grid(static_cast<unsigned>(p.tiles), sk.splits);
@@ -377,10 +372,6 @@ cudaError_t launch_gemv(const LinearArgs& a) {
     sk.partials = reinterpret_cast<float*>(static_cast<char*>(a.workspace) + splitk_counter_bytes(tiles_n));
   }
   return a.act == Act::f16 ? launch_dense_k<Act::f16>(a, sk) : launch_dense_k<Act::bf16>(a, sk);
-}
-
-void gemv_force_cluster_max(int n) {
-  g_gemv_cluster_max.store(n < 0 || n > kGemvClusterMax ? kGemvClusterMax : n, std::memory_order_relaxed);
 }
 
 cudaError_t launch_grouped_gemv(const MoeArgs& a) {

@@ -15,9 +15,6 @@ cudaError_t launch_dequant(const TiledView& w, void* out, OutType type, cudaStre
 // with 2..8 K slices, through distributed shared memory in a thread-block cluster.
 size_t gemv_workspace_bytes(int64_t M, const TiledView& w);
 cudaError_t launch_gemv(const LinearArgs& a);
-// Tests only: the most K slices gemv reduces in a cluster (default 8; 1 sends every split through
-// the workspace; -1 restores the default). Whole process.
-void gemv_force_cluster_max(int n);
 // Grouped scalar GEMV: any rows per expert (chunks of 4).
 cudaError_t launch_grouped_gemv(const MoeArgs& a);
 
@@ -43,9 +40,6 @@ bool tcv_latency_plan(int64_t M, const TiledView& w, Act act);
 // Tests only: 1 makes the dense tcv take the pair table whatever the size (small shapes then
 // exercise it), 0 restores the size rule. Applies to the whole process.
 void tcv_force_pairs(int mode);
-// Tests only: false plans tcv as on a GPU without thread-block clusters (cross-CTA splits through
-// the workspace fixup, or one pass where that rule applies); true restores the default. Whole process.
-void tcv_force_cluster(bool on);
 
 // Tensor-core GEMM on wgmma (sm_90a builds on sm_90 devices only: launch only where
 // tcw_available(), M <= kTcwMaxM); the workspace holds the permuted activations and the split-K partials.
@@ -70,5 +64,9 @@ int device_sm_count();
 // Whether the current device launches thread-block clusters (sm_90 and later): the cluster split-K
 // paths of gemv and tcv run only there.
 bool device_has_clusters();
+// Tests only: true makes device_has_clusters() false, so gemv and tcv plan as on a GPU without
+// clusters (cross-CTA splits through the workspace; tcv's one pass where that rule applies); false
+// restores the device's answer. Whole process.
+void force_no_clusters(bool off);
 
 }  // namespace kbit::gpu::detail

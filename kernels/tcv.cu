@@ -366,7 +366,6 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
 namespace {
 
 std::atomic<int> g_tcv_force_pairs{0};  // tcv_force_pairs (tests)
-std::atomic<bool> g_tcv_cluster{true};  // tcv_force_cluster (tests)
 
 // The dense kernel's choice of decode (launch.h: tcv_uses_pairs).
 bool tcv_pairs(const TiledView& w) { return tcv_uses_pairs(w, false); }
@@ -392,9 +391,8 @@ int blocks_per_sm_k(int64_t M, const TiledView& w) {
 // The launch shape (lib/kbit/tcv_sched.h) for this GPU's resident slots of the kernel that runs.
 TcvPlan tcv_plan(int64_t M, const TiledView& w, Act act) {
   const int per_sm = act == Act::f16 ? blocks_per_sm_k<Act::f16>(M, w) : blocks_per_sm_k<Act::bf16>(M, w);
-  const bool clusters = device_has_clusters() && g_tcv_cluster.load(std::memory_order_relaxed);  // tcv_force_cluster
   return tcv_plan_for(M, w.N, w.K, w.bits, static_cast<int64_t>(per_sm) * device_sm_count(), device_sm_count(),
-                      clusters);
+                      device_has_clusters());
 }
 
 }  // namespace
@@ -478,7 +476,6 @@ bool tcv_uses_pairs(const TiledView& w, bool grouped) {
   return static_cast<double>(w.N) * static_cast<double>(w.K) >= kTcvPairsMinWeights;
 }
 void tcv_force_pairs(int mode) { g_tcv_force_pairs.store(mode, std::memory_order_relaxed); }
-void tcv_force_cluster(bool on) { g_tcv_cluster.store(on, std::memory_order_relaxed); }
 
 cudaError_t launch_grouped_tcv(const MoeArgs& a) {
   return a.act == Act::f16 ? launch_grouped_k<Act::f16>(a) : launch_grouped_k<Act::bf16>(a);

@@ -53,7 +53,6 @@ TEST_CASE("gemv plan: the measured H100 plans") {
     CHECK(p.splits == 8);
     CHECK(p.cluster);
     CHECK_FALSE(kbit::gemv_plan_for(512, 2048, kSlots, kH100Sms, false).cluster);  // no clusters before sm_90
-    CHECK_FALSE(kbit::gemv_plan_for(512, 2048, kSlots, kH100Sms, true, 1).cluster);  // the tests' switch
   }
   SUBCASE("Qwen3 shared_expert.down (2048 x 512) and GLM q_a_proj (768 x 2048): clusters of 2 and 8") {
     const kbit::GemvPlan d = kbit::gemv_plan_for(2048, 512, kSlots, kH100Sms, true);

@@ -267,11 +267,9 @@ TEST_CASE("gpu: gemv's and tcv's cluster and workspace split-K equal the CPU ref
                                                            {1288, 2048}, {1032, 4096}};
   const std::vector<DenseRun> runs = {{gpu::Kernel::gemv, cublas.h}, {gpu::Kernel::tcv, cublas.h}};
   check_dense_exact(runs, shapes, {1, 2, 3, 4, 9, 16}, 201, "cluster split-K: ");
-  gpu::detail::gemv_force_cluster_max(1);
-  gpu::detail::tcv_force_cluster(false);
+  gpu::detail::force_no_clusters(true);
   check_dense_exact(runs, shapes, {1, 2, 3, 4, 9, 16}, 301, "workspace split-K: ");
-  gpu::detail::gemv_force_cluster_max(-1);
-  gpu::detail::tcv_force_cluster(true);
+  gpu::detail::force_no_clusters(false);
 }
 
 TEST_CASE("gpu: tcw's and tcv's k = 4 decodes give the documented W' bit for bit (one-hot activations)") {

@@ -36,17 +36,16 @@ struct GemvPlan {
 // The launch for `slots` resident CTAs of the instantiation that runs. One wave: when the row tiles
 // alone fit the slots, no more slices than the slots allow (a second, partial wave would run a whole
 // slice after the first; fewer slices than gemv_max_splits, so its workspace suffices). A grid of at
-// most one CTA per SM with 2..cluster_max slices is one cluster per row tile where the GPU has
+// most one CTA per SM with 2..kGemvClusterMax slices is one cluster per row tile where the GPU has
 // clusters (`clusters`): H100, bench/results/2026-11-25-h100-cluster -- Qwen3 k_proj, 64 CTAs,
 // 4.7 -> 4.2 us at M = 1 and 7.0 -> 4.7 at M = 4; on larger grids 8-CTA clusters lost (Qwen3
 // q_proj, 512 CTAs: 0.82x), so they keep the workspace.
-inline GemvPlan gemv_plan_for(int64_t N, int64_t K, int64_t slots, int64_t sms, bool clusters,
-                              int cluster_max = kGemvClusterMax) {
+inline GemvPlan gemv_plan_for(int64_t N, int64_t K, int64_t slots, int64_t sms, bool clusters) {
   GemvPlan p;
   p.tiles = gemv_tiles(N);
   p.splits = gemv_max_splits(N, K, sms);
   if (p.tiles <= slots) p.splits = static_cast<int>(std::min<int64_t>(p.splits, std::max<int64_t>(1, slots / p.tiles)));
-  p.cluster = clusters && p.splits > 1 && p.splits <= std::min(cluster_max, kGemvClusterMax) && p.tiles * p.splits <= sms;
+  p.cluster = clusters && p.splits > 1 && p.splits <= kGemvClusterMax && p.tiles * p.splits <= sms;
   return p;
 }
 
