@@ -111,6 +111,7 @@ int device_sm_count() {
 bool device_has_clusters() {
   return !g_clusters_off.load(std::memory_order_relaxed) && cached_device_attribute<cudaDevAttrClusterLaunch>(0) != 0;
 }
+bool device_has_pdl() { return cached_device_attribute<cudaDevAttrComputeCapabilityMajor>(0) >= 9; }
 void force_no_clusters(bool off) { g_clusters_off.store(off, std::memory_order_relaxed); }
 }  // namespace detail
 

@@ -210,23 +210,52 @@ __device__ __forceinline__ bool splitk_arrive(const SplitK& sk, int tile) {
   return last;
 }
 
-// Launch `kernel` on `grid` with the CTAs of each grid column (grid.y of them: the K slices of one
-// output tile) as one thread-block cluster (sm_90; grid.y <= 8, the portable cluster size).
+// Programmatic dependent launch (sm_90; LinearArgs::pdl). A kernel launched with it may start
+// while the kernel before it in the stream is still running. pdl_wait() returns once that kernel
+// has finished and its memory writes are visible: nothing written by earlier work (A, C, the
+// workspace) may be touched before it. pdl_launch_dependents() lets the next launch start early
+// (once every CTA of this grid has called it or exited). Both are no-ops on a launch without the
+// attribute, and compile to nothing below sm_90.
+__device__ __forceinline__ void pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
+// Launch `kernel` on `grid` through cudaLaunchKernelEx: with grid.y > 1 the CTAs of each grid
+// column (the K slices of one output tile) form one thread-block cluster (sm_90; grid.y <= 8, the
+// portable cluster size); with `pdl` the launch may overlap the previous work in the stream
+// (programmatic stream serialization: the kernel must call pdl_wait() before it touches anything
+// that work writes).
 template <class... KArgs, class... Args>
 cudaError_t launch_cluster_y(void (*kernel)(KArgs...), dim3 grid, int threads, size_t smem, cudaStream_t stream,
-                             Args&&... args) {
+                             bool pdl, Args&&... args) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = grid;
   cfg.blockDim = dim3(threads);
   cfg.dynamicSmemBytes = smem;
   cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = 1;
-  attr[0].val.clusterDim.y = grid.y;
-  attr[0].val.clusterDim.z = 1;
+  cudaLaunchAttribute attr[2];
+  unsigned n = 0;
+  if (grid.y > 1) {
+    attr[n].id = cudaLaunchAttributeClusterDimension;
+    attr[n].val.clusterDim.x = 1;
+    attr[n].val.clusterDim.y = grid.y;
+    attr[n].val.clusterDim.z = 1;
+    ++n;
+  }
+  if (pdl) {
+    attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[n].val.programmaticStreamSerializationAllowed = 1;
+    ++n;
+  }
   cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = n;
   return cudaLaunchKernelEx(&cfg, kernel, static_cast<Args&&>(args)...);
 }
 

@@ -178,6 +178,13 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const typename ActTr
   auto stage = [&] {
     stage_codebook<KB>(w.codebook, cb_s);
     if constexpr (kUsePairs<KB, MV>) stage_pairs2(w.codebook, pair_s);
+    if constexpr (CL) {
+      // LinearArgs::pdl: A and C only after the previous work in the stream; then the next launch
+      // may start (here, not at kernel start: one launch waits behind this one, not a chain;
+      // bench/results/2026-11-25-h100-pdl2).
+      pdl_wait();
+      pdl_launch_dependents();
+    }
     __syncthreads();
   };
   if constexpr (!CL) stage();
@@ -308,7 +315,8 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
     gemv_kernel<ACT, KB, MV, false><<<grid, kGemvThreads, 0, a.stream>>>(A, C, M, a.w, sk);
     return cudaGetLastError();
   }
-  return launch_cluster_y(gemv_kernel<ACT, KB, MV, true>, grid, kGemvThreads, 0, a.stream, A, C, M, a.w, sk);
+  return launch_cluster_y(gemv_kernel<ACT, KB, MV, true>, grid, kGemvThreads, 0, a.stream, a.pdl && device_has_pdl(),
+                          A, C, M, a.w, sk);
 }
 
 template <Act ACT, int KB>

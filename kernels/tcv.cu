@@ -277,6 +277,13 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   auto stage = [&] {
     stage_codebook<KB>(w.codebook, sm.cb);
     stage_scales(sm.scale);
+    if constexpr (LB) {
+      // LinearArgs::pdl: A and C only after the previous work in the stream; then the next launch
+      // may start (here, not at kernel start: one launch waits behind this one, not a chain;
+      // bench/results/2026-11-25-h100-pdl2).
+      pdl_wait();
+      pdl_launch_dependents();
+    }
     __syncthreads();
   };
   if constexpr (!LB) stage();
@@ -412,13 +419,12 @@ cudaError_t launch_tcv_t(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
   const T* A = static_cast<const T*>(a.A);
   T* C = static_cast<T*>(a.C);
   const int M = static_cast<int>(a.M);
-  if (p.cluster)
-    return launch_cluster_y(tcv_kernel<ACT, KB, NT, PR, true>, grid, kTcvThreads, tcv_dyn_smem(PR), a.stream, A, C, M,
-                            a.w, sk, p.kw);
-  if (p.short_k)
-    tcv_kernel<ACT, KB, NT, PR, true><<<grid, kTcvThreads, tcv_dyn_smem(PR), a.stream>>>(A, C, M, a.w, sk, p.kw);
-  else
-    tcv_kernel<ACT, KB, NT, PR, false><<<grid, kTcvThreads, tcv_dyn_smem(PR), a.stream>>>(A, C, M, a.w, sk, p.kw);
+  // The latency plans (cluster, one pass) launch through cudaLaunchKernelEx: clusters and PDL.
+  if (p.cluster || p.short_k) {
+    return launch_cluster_y(tcv_kernel<ACT, KB, NT, PR, true>, grid, kTcvThreads, tcv_dyn_smem(PR), a.stream,
+                            a.pdl && device_has_pdl(), A, C, M, a.w, sk, p.kw);
+  }
+  tcv_kernel<ACT, KB, NT, PR, false><<<grid, kTcvThreads, tcv_dyn_smem(PR), a.stream>>>(A, C, M, a.w, sk, p.kw);
   return cudaGetLastError();
 }
 

@@ -150,8 +150,11 @@ TEST_CASE("bench TOTAL rows sum the best passing kernel against the fp16 referen
       make_row("e", 1, "baseline", "cublas_loop_f16", 60.0, 0, true),
       make_row("e", 1, "baseline", "cublas_grouped_f16", 50.0, 0, true),
       make_row("e", 1, "kbit", "grouped_gemv", 10.0, 4, true),
+      make_row("a", 1, "kbit", "automatic_pdl", 8.0),  // another launch mode, not a kernel: not counted
   };
   rows[3].verify = "FAIL";
+  CHECK(is_launch_mode_row(rows.back()));
+  CHECK_FALSE(is_launch_mode_row(rows[2]));
   std::vector<Total> t = make_totals(rows);
   REQUIRE(t.size() == 1);
   CHECK(t[0].model == "m");
@@ -183,7 +186,8 @@ TEST_CASE("bench dispatch audit names automatic rows slower than another verifie
       make_row("c", 1, "kbit", "tcv", 10.0), autorow("c", 1, 10.4, "tcv"),   // within 5%
       make_row("d", 1, "kbit", "v0", 1.0), autorow("d", 1, 10.0, "gemv"),   // v0 is not a competitor
       make_row("e", 1, "kbit", "mma", 5.0), autorow("e", 1, 10.0, "dequant_cublas"),
-      make_row("a", 1, "baseline", "cublas_f16", 1.0)};
+      make_row("a", 1, "baseline", "cublas_f16", 1.0),
+      make_row("c", 1, "kbit", "automatic_pdl", 5.0)};  // automatic itself in another launch mode: no competitor
   rows[10].verify = "FAIL";  // a failing row never counts as the fastest
   DispatchAudit a = dispatch_audit(rows);
   CHECK(a.automatic_rows == 3);  // a, b, c had a verified competitor; d and e did not

@@ -272,6 +272,127 @@ TEST_CASE("gpu: gemv's and tcv's cluster and workspace split-K equal the CPU ref
   gpu::detail::force_no_clusters(false);
 }
 
+namespace {
+// The work before the launch in the PDL tests: it lets its dependents start at once
+// (griddepcontrol.launch_dependents), spins for `cycles`, then copies the real activations into A
+// and poisons C. A kernel that read A before waiting for it would compute on NaN; one that wrote C
+// before the wait would have its output overwritten by the poison.
+__global__ void slow_producer(const uint16_t* __restrict__ src, uint16_t* A, int64_t na, uint16_t* C, int64_t nc,
+                              long long cycles) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+  const long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < na; i += stride) A[i] = src[i];
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < nc; i += stride) C[i] = 0xffff;
+}
+
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { CUDA_REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(s); }
+};
+
+// One linear() on `stream` with LinearArgs::pdl; false where the kernel refuses M (as run_dense).
+bool launch_pdl(gpu::Kernel kernel, Act act, const DeviceWeights& w, const uint16_t* A, uint16_t* C, int64_t M,
+                DeviceBuf<char>& ws, cudaStream_t stream, bool pdl) {
+  gpu::LinearArgs a;
+  a.A = A, a.C = C, a.M = M, a.act = act, a.w = w.view, a.kernel = kernel;
+  a.workspace = ws.p, a.workspace_bytes = ws.n, a.stream = stream, a.pdl = pdl;
+  const gpu::Status s = gpu::linear(a);
+  if (s == gpu::Status::bad_kernel && kernel == gpu::Kernel::gemv && M > 4) return false;
+  REQUIRE_MESSAGE(s == gpu::Status::ok, gpu::status_name(s), ": ", gpu::status_message());
+  return true;
+}
+}  // namespace
+
+TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them in the stream") {
+  // Shapes and M where gemv and tcv take their latency plans (split K in one cluster, tcv's one
+  // pass: the launches that honour the flag), and {64, 4096}, whose gemv splits K through the
+  // workspace and ignores it. Whatever the plan, C must be the CPU reference's bit for bit. The
+  // producer runs ~0.1 ms after it lets this launch start.
+  Stream st;
+  std::printf("programmatic dependent launch on this device: %s\n", gpu::detail::device_has_pdl() ? "yes" : "no");
+  uint64_t seed = 9100;
+  for (int bits : {2, 4, 5})
+    for (const auto& [N, K] : std::vector<std::pair<int64_t, int64_t>>{{130, 2080}, {70, 768}, {1288, 2048},
+                                                                         {1032, 4096}, {64, 4096}}) {
+      const QuantizedTensor q = make_exact_weights(bits, 1, N, K, seed++);
+      const DeviceWeights w(q);
+      for (int64_t M : {1, 3, 9, 16}) {
+        const std::vector<float> A = make_exact_activations(M, K, seed++);
+        std::vector<float> ref(size_t(M * N));
+        gemm_ref(A.data(), M, q.view(), ref.data());
+        for (Act act : {Act::f16, Act::bf16}) {
+          const std::vector<uint16_t> want = to_act(act, ref);
+          const DeviceBuf<uint16_t> src(to_act(act, A));
+          for (gpu::Kernel kernel : {gpu::Kernel::gemv, gpu::Kernel::tcv, gpu::Kernel::automatic}) {
+            DeviceBuf<uint16_t> dA(size_t(M * K)), dC(size_t(M * N));
+            dA.poison();  // NaN until the producer writes it
+            CUDA_REQUIRE(cudaMemset(dC.p, 0, dC.n * sizeof(uint16_t)));
+            const size_t wsb = gpu::linear_workspace_bytes(M, w.view, act, kernel);
+            DeviceBuf<char> ws(wsb);
+            CUDA_REQUIRE(cudaMemset(ws.p, 0, std::max<size_t>(wsb, 1)));
+            CUDA_REQUIRE(cudaDeviceSynchronize());
+            slow_producer<<<8, 256, 0, st.s>>>(src.p, dA.p, int64_t(dA.n), dC.p, int64_t(dC.n), 200000);
+            CUDA_REQUIRE(cudaGetLastError());
+            if (!launch_pdl(kernel, act, w, dA.p, dC.p, M, ws, st.s, true)) continue;
+            CUDA_REQUIRE(cudaStreamSynchronize(st.s));
+            const int64_t bad = first_mismatch(dC.host(), want);
+            CHECK_MESSAGE(bad < 0, "pdl ", gpu::kernel_name(kernel), " k=", bits, " N=", N, " K=", K, " M=", M, " ",
+                          act_name(act), ": first wrong element ", bad);
+          }
+        }
+      }
+    }
+}
+
+TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results of the plain calls") {
+  // y = W2 (W1 x) with x written by a slow producer, every call with the flag (each launch also lets
+  // the next one start early), against the same chain without it: equal bit for bit. 1024 x 1024
+  // and 768 x 768 at M = 1..16 take the cluster and one-pass plans.
+  Stream st;
+  uint64_t seed = 9900;
+  for (int64_t D : {768, 1024})
+    for (int bits : {3, 4}) {
+      const QuantizedTensor q1 = random_weights(bits, 1, D, D, seed++), q2 = random_weights(bits, 1, D, D, seed++);
+      const DeviceWeights w1(q1), w2(q2);
+      for (int64_t M : {1, 2, 4, 8, 16}) {
+        Rng rng(seed++);
+        std::vector<float> x(size_t(M * D));
+        for (auto& v : x) v = float(rng.uniform()) - 0.5f;
+        const Act act = Act::f16;
+        const DeviceBuf<uint16_t> src(to_act(act, x));
+        std::vector<uint16_t> out[2];
+        for (int pdl : {0, 1}) {
+          DeviceBuf<uint16_t> dA(size_t(M * D)), h(size_t(M * D)), y(size_t(M * D));
+          dA.poison();
+          h.poison();
+          y.poison();
+          const size_t wsb = std::max(gpu::linear_workspace_bytes(M, w1.view, act), gpu::linear_workspace_bytes(M, w2.view, act));
+          DeviceBuf<char> ws1(wsb), ws2(wsb);
+          CUDA_REQUIRE(cudaMemset(ws1.p, 0, std::max<size_t>(wsb, 1)));
+          CUDA_REQUIRE(cudaMemset(ws2.p, 0, std::max<size_t>(wsb, 1)));
+          CUDA_REQUIRE(cudaDeviceSynchronize());
+          slow_producer<<<8, 256, 0, st.s>>>(src.p, dA.p, int64_t(dA.n), y.p, int64_t(y.n), 200000);
+          CUDA_REQUIRE(cudaGetLastError());
+          REQUIRE(launch_pdl(gpu::Kernel::automatic, act, w1, dA.p, h.p, M, ws1, st.s, pdl));
+          REQUIRE(launch_pdl(gpu::Kernel::automatic, act, w2, h.p, y.p, M, ws2, st.s, pdl));
+          CUDA_REQUIRE(cudaStreamSynchronize(st.s));
+          out[pdl] = y.host();
+        }
+        bool nan = false;
+        for (uint16_t v : out[0]) nan |= std::isnan(from_act(act, v));
+        CHECK_MESSAGE(!nan, "D=", D, " k=", bits, " M=", M, ": the plain chain left NaN");
+        const int64_t bad = first_mismatch(out[1], out[0]);
+        CHECK_MESSAGE(bad < 0, "pdl chain D=", D, " k=", bits, " M=", M, ": first differing element ", bad);
+      }
+    }
+}
+
 TEST_CASE("gpu: tcw's and tcv's k = 4 decodes give the documented W' bit for bit (one-hot activations)") {
   // Token m of a launch is the unit vector e_(k0 + m), so C[m, n] = W'[n, k0 + m] as the kernel
   // rounded it to the activation type: no sum can round. The pair table (TiledView::half_cb) must

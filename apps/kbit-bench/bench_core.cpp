@@ -88,6 +88,8 @@ void fill_ratios(std::vector<Row>& rows) {
   }
 }
 
+bool is_launch_mode_row(const Row& r) { return r.kind == "kbit" && r.kernel == "automatic_pdl"; }
+
 bool is_fp16_reference(const Row& r) {
   if (r.kind != "baseline") return false;
   return r.moe ? (r.kernel == "cublas_loop_f16" || r.kernel == "cublas_grouped_f16") : r.kernel == "cublas_f16";
@@ -101,7 +103,9 @@ DispatchAudit dispatch_audit(const std::vector<Row>& rows, double margin) {
   std::map<std::string, size_t> best;  // case -> fastest other kernel
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    if (r.kind != "kbit" || !r.timed() || r.verify != "PASS" || r.kernel == "automatic" || r.kernel == "v0") continue;
+    if (r.kind != "kbit" || !r.timed() || r.verify != "PASS" || r.kernel == "automatic" || r.kernel == "v0" ||
+        is_launch_mode_row(r))
+      continue;
     auto [it, fresh] = best.emplace(case_key(r), i);
     if (!fresh && r.us.median < rows[it->second].us.median) it->second = i;
   }
@@ -139,7 +143,7 @@ std::vector<Total> make_totals(const std::vector<Row>& rows) {
     if (r.kind == "kbit") {
       combos.insert(r.model + "\x1f" + std::to_string(r.M) + "\x1f" + std::to_string(r.bits) + "\x1f" + r.dtype +
                     "\x1f" + (r.hot ? "1" : "0"));
-      if (r.timed() && r.verify == "PASS") {
+      if (r.timed() && r.verify == "PASS" && !is_launch_mode_row(r)) {
         const std::string k = shape_key(r) + "|" + std::to_string(r.bits) + "|" + r.dtype;
         auto it = best.find(k);
         if (it == best.end() || r.us.median < it->second.us) best[k] = {r.us.median, r.kernel};
@@ -198,7 +202,8 @@ SweepOptions quick_options() {
 }
 
 const std::vector<std::string>& dense_kernel_names() {
-  static const std::vector<std::string> v = {"v0", "gemv", "tcv", "tcw", "mma", "dequant_cublas", "automatic"};
+  static const std::vector<std::string> v = {"v0", "gemv", "tcv", "tcw", "mma", "dequant_cublas", "automatic",
+                                              "automatic_pdl"};
   return v;
 }
 const std::vector<std::string>& moe_kernel_names() {

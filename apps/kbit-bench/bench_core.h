@@ -83,18 +83,24 @@ struct Total {
   bool hot = false;
   int shapes = 0;            // block shapes summed
   int missing = 0;           // block shapes with no passing timed kbit row or no fp16 baseline
-  double kbit_us = 0;        // sum of the fastest passing kbit kernel per shape
+  double kbit_us = 0;        // sum of the fastest passing kbit kernel per shape (launch-mode rows excluded)
   double fp16_us = 0;        // sum of the fp16 baseline per shape (MoE: fastest fp16 alternative)
   double ratio = 0;          // fp16_us / kbit_us (0 when anything is missing)
   std::vector<std::string> best;  // "shape=kernel" per shape, in row order
 };
 // The fp16 reference of one shape: cublas_f16 (dense) or the fastest MoE fp16 alternative.
 bool is_fp16_reference(const Row& r);
+// A kbit row timed in another launch mode than the plain API call: `automatic_pdl` (automatic with
+// LinearArgs::pdl, programmatic dependent launch -- a promise from the caller that cuBLAS rows do
+// not make). Such rows are reported with their ratios but stay out of the totals and of the
+// dispatch audit's "fastest other kernel".
+bool is_launch_mode_row(const Row& r);
 std::vector<Total> make_totals(const std::vector<Row>& rows);
 
 // ---- dispatch audit: did `automatic` pick the fastest kernel? ----
 // For each timed PASS `automatic` row, the fastest timed PASS kbit row of the same (model, shape,
-// M, bits, dtype, hot) among the other kernels (v0 excluded: it is the slow oracle). A miss when
+// M, bits, dtype, hot) among the other kernels (v0 excluded: it is the slow oracle; launch-mode rows
+// excluded: they are automatic itself). A miss when
 // automatic's median exceeds that row's by more than `margin` (relative) and its fastest replay
 // is slower than the other row's slowest (outside both spreads). Indices into `rows`.
 struct DispatchMiss {

@@ -517,7 +517,8 @@ Row GpuBench::run(const PlannedCase& c) {
                        : gpu::moe_linear_workspace_bytes(m.rows, m.view(0), act, moe_kernel(c.kernel));
     m.ws.resize(wsb);
     if (wsb) ok(cudaMemsetAsync(m.ws.p, 0, wsb, m.stream), "zero workspace");  // gpu.h contract
-    if (dense && c.kernel == "automatic") r.dispatch = gpu::kernel_name(gpu::choose_kernel(m.rows, m.view(0), act, true));
+    const bool pdl = c.kernel == "automatic_pdl";
+    if (dense && (c.kernel == "automatic" || pdl)) r.dispatch = gpu::kernel_name(gpu::choose_kernel(m.rows, m.view(0), act, true));
     if (!dense && c.kernel == "automatic")
       r.dispatch = gpu::moe_kernel_name(gpu::choose_moe_kernel(m.rows, m.view(0), act, int(m.plans[0].max_rows)));
     auto call = [&, A, wsb, copies, nplans](size_t i) -> gpu::Status {
@@ -526,6 +527,7 @@ Row GpuBench::run(const PlannedCase& c) {
         gpu::LinearArgs a;
         a.A = A, a.C = m.C.p, a.M = m.rows, a.act = act, a.w = w, a.kernel = dense_kernel(c.kernel);
         a.workspace = wsb ? m.ws.p : nullptr, a.workspace_bytes = wsb, a.cublas = m.cublas, a.stream = m.stream;
+        a.pdl = pdl;  // the weights are never written in the timed graph
         return gpu::linear(a);
       }
       const size_t pi = (i / copies) % nplans;  // every copy with every routing shift

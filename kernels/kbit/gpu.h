@@ -74,6 +74,13 @@ struct LinearArgs {
   size_t workspace_bytes = 0;
   cublasHandle_t cublas = nullptr;  // needed only by dequant_cublas (its stream is set per call)
   cudaStream_t stream = nullptr;
+  // Programmatic dependent launch (sm_90; ignored elsewhere). Set it only when the work queued
+  // before this call on `stream` does not write w's memory (packed words, absmax, codebook): the
+  // small-grid launches (gemv and tcv split K in one cluster, tcv's one pass) may then start while
+  // that work drains, issue their first weight loads, and wait for it before they read A or touch
+  // C. They also let the next launch in the stream start early. Results are the same bit for bit;
+  // other launches ignore the flag. Off by default.
+  bool pdl = false;
 };
 
 // Workspace for `kernel` (automatic: enough for whatever dispatch chooses, with or without a cuBLAS

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# PDL trigger placement, one device call (repo root on the GPU machine; binaries in .deps/gpu, the
+# main-equivalent kbit-bench as .deps/gpu/kbit-bench-main): gpu.kernels (including the PDL doctests),
+# memcheck and racecheck over the PDL doctests, kbit-verify --quick on gemv/tcv/automatic for the
+# Qwen3/GLM cases, then kbit-bench rows `automatic` and `automatic_pdl` under
+# KBIT_EXP_PDL_TRIGGER = 0 (kernel start), 1 (after the wait), 2 (after the main loop), with main's
+# `automatic` between them, twice. Logs land in $OUT/run.tar.gz on any exit.
+set -u
+R=$PWD; T0=$SECONDS; BUDGET=${BUDGET:-540}
+W=/tmp/pdlrun; rm -rf $W; mkdir -p $W
+finish() { tar -C $W -czf "$OUT/run.tar.gz" . ; cp $W/summary.txt "$OUT/" 2>/dev/null; }
+trap finish EXIT
+V=(.deps/gpu/kbit-verify --shapes "$R/data/shapes.json")
+s() { echo "$*" | tee -a $W/summary.txt; }
+left() { echo $((BUDGET - (SECONDS - T0))); }
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader | tee -a $W/summary.txt
+(cd .deps/gpu && timeout 180 ./kbit_tests_kernels > $W/kernels.txt 2>&1); s "kernels rc=$? after $((SECONDS - T0)) s"
+grep -E "assertions|Status|pdl|programmatic" $W/kernels.txt | head -20 | tee -a $W/summary.txt
+(cd .deps/gpu && timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 ./kbit_tests_kernels -tc='*pdl*' \
+  > $W/memcheck.txt 2>&1); s "memcheck pdl doctests rc=$? after $((SECONDS - T0)) s"; tail -3 $W/memcheck.txt | tee -a $W/summary.txt
+(cd .deps/gpu && timeout 90 compute-sanitizer --tool racecheck --error-exitcode 9 ./kbit_tests_kernels -tc='*pdl*' \
+  > $W/racecheck.txt 2>&1); s "racecheck pdl doctests rc=$? after $((SECONDS - T0)) s"; tail -3 $W/racecheck.txt | tee -a $W/summary.txt
+timeout 90 "${V[@]}" --quick --kernels gemv,tcv,automatic --filter "qwen3|glm" > $W/verify.txt 2>&1
+s "verify rc=$? after $((SECONDS - T0)) s"; tail -2 $W/verify.txt | tee -a $W/summary.txt
+B="--models qwen3-coder-next glm-4.7-flash --M 1 2 4 8 16 --bits 2 4 --dtypes f16"
+i=0
+for rep in 1 2; do
+  for arm in main t0 t1 t2; do
+    i=$((i + 1)); l=$(left); [ $l -lt 30 ] && break 2
+    if [ $arm = main ]; then bin=kbit-bench-main; k=automatic; e=""; else bin=kbit-bench; k=automatic,automatic_pdl; e="KBIT_EXP_PDL_TRIGGER=${arm#t}"; fi
+    env $e timeout -s INT $((l / (9 - i) + 5)) .deps/gpu/$bin --shapes "$R/data/shapes.json" --git-commit "pdl2-$arm" $B \
+      --kernels $k --json $W/bench-$i-$arm.json > $W/bench-$i-$arm.txt 2>&1
+    s "bench $i $arm rc=$? after $((SECONDS - T0)) s"
+  done
+done
