@@ -227,14 +227,14 @@ __device__ __forceinline__ void pdl_launch_dependents() {
 #endif
 }
 
-// Launch `kernel` on `grid` through cudaLaunchKernelEx: with grid.y > 1 the CTAs of each grid
-// column (the K slices of one output tile) form one thread-block cluster (sm_90; grid.y <= 8, the
-// portable cluster size); with `pdl` the launch may overlap the previous work in the stream
-// (programmatic stream serialization: the kernel must call pdl_wait() before it touches anything
-// that work writes).
+// Launch `kernel` on `grid` through cudaLaunchKernelEx: with cluster_y > 1 the CTAs of each grid
+// column (cluster_y = grid.y of them: the K slices of one output tile) form one thread-block
+// cluster (sm_90; <= 8, the portable cluster size); with `pdl` the launch may overlap the previous
+// work in the stream (programmatic stream serialization: the kernel must call pdl_wait() before it
+// touches anything that work writes).
 template <class... KArgs, class... Args>
-cudaError_t launch_cluster_y(void (*kernel)(KArgs...), dim3 grid, int threads, size_t smem, cudaStream_t stream,
-                             bool pdl, Args&&... args) {
+cudaError_t launch_ex(void (*kernel)(KArgs...), dim3 grid, int threads, size_t smem, cudaStream_t stream,
+                      unsigned cluster_y, bool pdl, Args&&... args) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = grid;
   cfg.blockDim = dim3(threads);
@@ -242,10 +242,10 @@ cudaError_t launch_cluster_y(void (*kernel)(KArgs...), dim3 grid, int threads, s
   cfg.stream = stream;
   cudaLaunchAttribute attr[2];
   unsigned n = 0;
-  if (grid.y > 1) {
+  if (cluster_y > 1) {
     attr[n].id = cudaLaunchAttributeClusterDimension;
     attr[n].val.clusterDim.x = 1;
-    attr[n].val.clusterDim.y = grid.y;
+    attr[n].val.clusterDim.y = cluster_y;
     attr[n].val.clusterDim.z = 1;
     ++n;
   }

@@ -178,13 +178,12 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const typename ActTr
   auto stage = [&] {
     stage_codebook<KB>(w.codebook, cb_s);
     if constexpr (kUsePairs<KB, MV>) stage_pairs2(w.codebook, pair_s);
-    if constexpr (CL) {
-      // LinearArgs::pdl: A and C only after the previous work in the stream; then the next launch
-      // may start (here, not at kernel start: one launch waits behind this one, not a chain;
-      // bench/results/2026-11-25-h100-pdl2).
-      pdl_wait();
-      pdl_launch_dependents();
-    }
+    // LinearArgs::pdl: A, C and the workspace only after the previous work in the stream. The
+    // small grids (CL) then let the next launch start (not at kernel start: one launch waits behind
+    // this one, not a chain; bench/results/2026-11-25-h100-pdl2); the others only after their main
+    // loop (below), since waiting CTAs beside a busy grid slowed it (2026-11-25-h100-pdl3).
+    pdl_wait();
+    if constexpr (CL) pdl_launch_dependents();
     __syncthreads();
   };
   if constexpr (!CL) stage();
@@ -196,6 +195,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const typename ActTr
     if constexpr (CL) stage();
   };
   gemv_tile<ACT, KB, MV>(late_stage, A, w.packed, w.absmax, cb_s, pair_s, w.N, w.K, M, n0, kt_begin, kt_end, red);
+  if constexpr (!CL) pdl_launch_dependents();
 
   // Thread t < 64 owns output row n0 + t for every activation row.
   const int t = threadIdx.x;
@@ -311,12 +311,9 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   const T* A = static_cast<const T*>(a.A);
   T* C = static_cast<T*>(a.C);
   const int M = static_cast<int>(a.M);
-  if (!cluster) {
-    gemv_kernel<ACT, KB, MV, false><<<grid, kGemvThreads, 0, a.stream>>>(A, C, M, a.w, sk);
-    return cudaGetLastError();
-  }
-  return launch_cluster_y(gemv_kernel<ACT, KB, MV, true>, grid, kGemvThreads, 0, a.stream, a.pdl && device_has_pdl(),
-                          A, C, M, a.w, sk);
+  const bool pdl = a.pdl && device_has_pdl();
+  if (!cluster) return launch_ex(gemv_kernel<ACT, KB, MV, false>, grid, kGemvThreads, 0, a.stream, 1, pdl, A, C, M, a.w, sk);
+  return launch_ex(gemv_kernel<ACT, KB, MV, true>, grid, kGemvThreads, 0, a.stream, grid.y, pdl, A, C, M, a.w, sk);
 }
 
 template <Act ACT, int KB>

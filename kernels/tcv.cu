@@ -277,13 +277,12 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   auto stage = [&] {
     stage_codebook<KB>(w.codebook, sm.cb);
     stage_scales(sm.scale);
-    if constexpr (LB) {
-      // LinearArgs::pdl: A and C only after the previous work in the stream; then the next launch
-      // may start (here, not at kernel start: one launch waits behind this one, not a chain;
-      // bench/results/2026-11-25-h100-pdl2).
-      pdl_wait();
-      pdl_launch_dependents();
-    }
+    // LinearArgs::pdl: A, C and the workspace only after the previous work in the stream. The
+    // latency plans (LB) then let the next launch start (not at kernel start: one launch waits
+    // behind this one, not a chain; bench/results/2026-11-25-h100-pdl2); the others only after
+    // their main loop (below), since waiting CTAs beside a busy grid slowed it (-pdl3).
+    pdl_wait();
+    if constexpr (LB) pdl_launch_dependents();
     __syncthreads();
   };
   if constexpr (!LB) stage();
@@ -293,6 +292,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   slice_range(tcv_steps(w.K), sk.splits, blockIdx.y, sb, se);
   float acc[NT][4];
   tcv_tile<ACT, KB, NT, PR, LB>(stage, A, M, w.packed, w.absmax, N, w.K, L, kw, sb, se, sm, tcv_pair_table, acc);
+  if constexpr (!LB) pdl_launch_dependents();
 
   if (sk.splits == 1) {
     tcv_each<NT>(L, N, M, [&](int t, int r, int64_t n, int token) { C[token * N + n] = Tr::from_float(acc[t][r]); });
@@ -419,13 +419,12 @@ cudaError_t launch_tcv_t(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
   const T* A = static_cast<const T*>(a.A);
   T* C = static_cast<T*>(a.C);
   const int M = static_cast<int>(a.M);
-  // The latency plans (cluster, one pass) launch through cudaLaunchKernelEx: clusters and PDL.
-  if (p.cluster || p.short_k) {
-    return launch_cluster_y(tcv_kernel<ACT, KB, NT, PR, true>, grid, kTcvThreads, tcv_dyn_smem(PR), a.stream,
-                            a.pdl && device_has_pdl(), A, C, M, a.w, sk, p.kw);
-  }
-  tcv_kernel<ACT, KB, NT, PR, false><<<grid, kTcvThreads, tcv_dyn_smem(PR), a.stream>>>(A, C, M, a.w, sk, p.kw);
-  return cudaGetLastError();
+  const bool pdl = a.pdl && device_has_pdl();
+  if (p.cluster || p.short_k)
+    return launch_ex(tcv_kernel<ACT, KB, NT, PR, true>, grid, kTcvThreads, tcv_dyn_smem(PR), a.stream,
+                     p.cluster ? grid.y : 1, pdl, A, C, M, a.w, sk, p.kw);
+  return launch_ex(tcv_kernel<ACT, KB, NT, PR, false>, grid, kTcvThreads, tcv_dyn_smem(PR), a.stream, 1, pdl, A, C, M,
+                   a.w, sk, p.kw);
 }
 
 template <Act ACT, int KB, bool PR>

@@ -72,6 +72,10 @@ template <Act ACT, bool kTables, int MN>
 __global__ void __launch_bounds__(256) tcw_permute_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
                                                           uint4* __restrict__ out, int M, int64_t K, int64_t rows16) {
   using T = typename ActTraits<ACT>::T;
+  if constexpr (MN == 32) {  // LinearArgs::pdl (launch_t): A and the workspace only after the previous work
+    pdl_wait();
+    pdl_launch_dependents();
+  }
   const int64_t x = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (x >= rows16) return;
   const int64_t steps = tcw_steps(K);
@@ -117,6 +121,11 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   __shared__ TcwSmem sm;
   stage_codebook<KB>(w.codebook, sm.cb);
   stage_scales(sm.scale);
+  // LinearArgs::pdl (launch_t, 32-token tiles only; the larger tiles compile without it: their SASS
+  // is main's, which measured faster at M = 256): the permuted A, C and the partials only after
+  // tcw_permute_kernel. No pdl_launch_dependents: the next launch starts as the CTAs exit (CTAs
+  // waiting beside a busy grid slowed it, bench/results/2026-11-25-h100-pdl3).
+  if constexpr (MN == 32) pdl_wait();
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
   const int64_t N = w.N, K = w.K;
@@ -339,6 +348,9 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   __shared__ TcwSmem sm;
   stage_codebook<KB>(w.codebook, sm.cb);
   stage_scales(sm.scale);
+  // LinearArgs::pdl (launch_t, 32-token tiles only, as in tcw_streamk_kernel): the permuted A, C
+  // and the partials only after tcw_permute_kernel.
+  if constexpr (MN == 32) pdl_wait();
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
   const int64_t N = w.N, K = w.K;
@@ -500,6 +512,9 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   }
   wgmma_wait<0>();
   cp_async_wait<0>();
+  // LinearArgs::pdl: the next launch (the reduction, or the next call) may start now; earlier,
+  // its waiting CTAs slowed this grid's main loop (bench/results/2026-11-25-h100-pdl3).
+  if constexpr (MN == 32) pdl_launch_dependents();
 
   // acc[4 t + r]: row (r < 2 ? n_lo : n_hi), token tok0 + 8 t + 2 q + r % 2.
   auto each = [&](auto&& f) {
@@ -531,6 +546,8 @@ template <Act ACT>
 __global__ void __launch_bounds__(256) tcw_reduce_kernel(const float* __restrict__ partials,
                                                          typename ActTraits<ACT>::T* __restrict__ C, int64_t elems,
                                                          int splits) {
+  pdl_wait();  // LinearArgs::pdl: the partials only after tcw_kernel
+  pdl_launch_dependents();
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= elems) return;
   float v = 0.0f;
@@ -545,6 +562,10 @@ __global__ void __launch_bounds__(256) tcw_reduce_kernel(const float* __restrict
 template <Act ACT, int MN>
 __global__ void __launch_bounds__(256) tcw_fixup_kernel(typename ActTraits<ACT>::T* __restrict__ C, int M, int64_t N,
                                                         int64_t steps, TcwSched sch) {
+  if constexpr (MN == 32) {  // LinearArgs::pdl: the partials only after tcw_streamk_kernel
+    pdl_wait();
+    pdl_launch_dependents();
+  }
   const int64_t b = static_cast<int64_t>(blockIdx.y) + 1, tile = sched_fixup_tile(sch, steps, b);
   if (tile < 0) return;
   const int64_t u0 = tile * steps, c0 = b - 1, c1 = sched_cta(sch, u0 + steps - 1);
@@ -660,9 +681,18 @@ template <Act ACT, int KB, int MN, bool PR>
 cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   using T = typename ActTraits<ACT>::T;
   const int64_t rows16 = p.tok_tiles * p.steps * (MN * kTileBytesPerToken / 16);
-  tcw_permute_kernel<ACT, (KB <= 3 || PR), MN><<<static_cast<unsigned>((rows16 + 255) / 256), 256, 0, a.stream>>>(
-      static_cast<const T*>(a.A), permuted, static_cast<int>(a.M), a.w.K, rows16);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  // LinearArgs::pdl: every launch below may start while the one before it drains; each waits for
+  // it (pdl_wait) before it reads what that one writes. Only with 32-token tiles (M <= 32): they
+  // gained 1.05-1.3x on every catalogue shape, while with 64-token tiles the larger shapes lost up
+  // to 0.66x (Qwen3 dense.gate_up M = 64 18.5 -> 26.5 us; bench/results/2026-11-25-h100-pdl4). The
+  // kernels of the larger tiles are compiled without the PDL instructions (tcw_reduce_kernel, shared
+  // by all tiles, has them: without the attribute they do nothing).
+  const bool pdl = a.pdl && MN == 32 && device_has_pdl();
+  const dim3 pgrid(static_cast<unsigned>((rows16 + 255) / 256));
+  if (cudaError_t e = launch_ex(tcw_permute_kernel<ACT, (KB <= 3 || PR), MN>, pgrid, 256, 0, a.stream, 1, pdl,
+                                static_cast<const T*>(a.A), permuted, static_cast<int>(a.M), a.w.K, rows16);
+      e != cudaSuccess)
+    return e;
   constexpr int bytes = tcw_smem_bytes<MN, PR>();
   if (p.sched.splits > 0) {  // per tile: tcw_kernel on (row tiles, token tiles, slices), slices summed by tcw_reduce_kernel
     auto kern = tcw_kernel<ACT, KB, MN, PR>;
@@ -673,24 +703,26 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
     sk.partials = p.sched.partials;
     const dim3 grid(static_cast<unsigned>(p.sched.row_tiles), static_cast<unsigned>(p.tok_tiles),
                     static_cast<unsigned>(p.sched.splits));
-    kern<<<grid, kTcwThreads, bytes, a.stream>>>(permuted, static_cast<T*>(a.C), static_cast<int>(a.M), a.w, sk);
-    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || p.sched.splits == 1) return e;
+    if (cudaError_t e = launch_ex(kern, grid, kTcwThreads, bytes, a.stream, 1, pdl, static_cast<const uint4*>(permuted),
+                                  static_cast<T*>(a.C), static_cast<int>(a.M), a.w, sk);
+        e != cudaSuccess || p.sched.splits == 1)
+      return e;
     const int64_t elems = a.M * a.w.N;
-    tcw_reduce_kernel<ACT><<<static_cast<unsigned>((elems + 255) / 256), 256, 0, a.stream>>>(
-        p.sched.partials, static_cast<T*>(a.C), elems, p.sched.splits);
-    return cudaGetLastError();
+    return launch_ex(tcw_reduce_kernel<ACT>, dim3(static_cast<unsigned>((elems + 255) / 256)), 256, 0, a.stream, 1, pdl,
+                     static_cast<const float*>(p.sched.partials), static_cast<T*>(a.C), elems, p.sched.splits);
   }
   // stream-K: tcw_streamk_kernel on one wave, shared tiles summed by tcw_fixup_kernel
   auto kern = tcw_streamk_kernel<ACT, KB, MN, PR>;
   if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
     return e;
-  kern<<<static_cast<unsigned>(p.sched.ctas), kTcwThreads, bytes, a.stream>>>(permuted, static_cast<T*>(a.C),
-                                                                               static_cast<int>(a.M), a.w, p.sched);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || !p.shared_tiles) return e;
+  if (cudaError_t e = launch_ex(kern, dim3(static_cast<unsigned>(p.sched.ctas)), kTcwThreads, bytes, a.stream, 1, pdl,
+                                static_cast<const uint4*>(permuted), static_cast<T*>(a.C), static_cast<int>(a.M), a.w,
+                                p.sched);
+      e != cudaSuccess || !p.shared_tiles)
+    return e;
   const dim3 grid((MN * kTcwRows / 4 + 255) / 256, static_cast<unsigned>(p.sched.ctas - 1));
-  tcw_fixup_kernel<ACT, MN><<<grid, 256, 0, a.stream>>>(
-      static_cast<T*>(a.C), static_cast<int>(a.M), a.w.N, p.steps, p.sched);
-  return cudaGetLastError();
+  return launch_ex(tcw_fixup_kernel<ACT, MN>, grid, 256, 0, a.stream, 1, pdl, static_cast<T*>(a.C),
+                   static_cast<int>(a.M), a.w.N, p.steps, p.sched);
 }
 
 template <Act ACT, int KB, bool PR>

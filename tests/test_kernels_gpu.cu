@@ -296,71 +296,83 @@ struct Stream {
   ~Stream() { cudaStreamDestroy(s); }
 };
 
-// One linear() on `stream` with LinearArgs::pdl; false where the kernel refuses M (as run_dense).
+// One linear() on `stream`, with LinearArgs::pdl or without; false where the kernel refuses M (as
+// run_dense: gemv above M = 4, tcv above 16).
 bool launch_pdl(gpu::Kernel kernel, Act act, const DeviceWeights& w, const uint16_t* A, uint16_t* C, int64_t M,
                 DeviceBuf<char>& ws, cudaStream_t stream, bool pdl) {
   gpu::LinearArgs a;
   a.A = A, a.C = C, a.M = M, a.act = act, a.w = w.view, a.kernel = kernel;
   a.workspace = ws.p, a.workspace_bytes = ws.n, a.stream = stream, a.pdl = pdl;
   const gpu::Status s = gpu::linear(a);
-  if (s == gpu::Status::bad_kernel && kernel == gpu::Kernel::gemv && M > 4) return false;
+  if (s == gpu::Status::bad_kernel && ((kernel == gpu::Kernel::gemv && M > 4) || (kernel == gpu::Kernel::tcv && M > 16)))
+    return false;
   REQUIRE_MESSAGE(s == gpu::Status::ok, gpu::status_name(s), ": ", gpu::status_message());
   return true;
 }
 }  // namespace
 
 TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them in the stream") {
-  // Shapes and M where gemv and tcv take their latency plans (split K in one cluster, tcv's one
-  // pass: the launches that honour the flag), and {64, 4096}, whose gemv splits K through the
-  // workspace and ignores it. Whatever the plan, C must be the CPU reference's bit for bit. The
-  // producer runs ~0.1 ms after it lets this launch start.
+  // gemv's and tcv's plans on these shapes: split K in one cluster, tcv's one pass, split K
+  // through the workspace ({64, 4096} for gemv) and whole-K tiles; tcw's per-tile plan with its
+  // permute and reduce launches, then its stream-K plan (forced) with the fixup launch. Whatever
+  // the plan, C must be the CPU reference's bit for bit. The producer runs ~0.1 ms after it lets
+  // the first launch start.
   Stream st;
   std::printf("programmatic dependent launch on this device: %s\n", gpu::detail::device_has_pdl() ? "yes" : "no");
   uint64_t seed = 9100;
-  for (int bits : {2, 4, 5})
-    for (const auto& [N, K] : std::vector<std::pair<int64_t, int64_t>>{{130, 2080}, {70, 768}, {1288, 2048},
-                                                                         {1032, 4096}, {64, 4096}}) {
-      const QuantizedTensor q = make_exact_weights(bits, 1, N, K, seed++);
-      const DeviceWeights w(q);
-      for (int64_t M : {1, 3, 9, 16}) {
-        const std::vector<float> A = make_exact_activations(M, K, seed++);
-        std::vector<float> ref(size_t(M * N));
-        gemm_ref(A.data(), M, q.view(), ref.data());
-        for (Act act : {Act::f16, Act::bf16}) {
-          const std::vector<uint16_t> want = to_act(act, ref);
-          const DeviceBuf<uint16_t> src(to_act(act, A));
-          for (gpu::Kernel kernel : {gpu::Kernel::gemv, gpu::Kernel::tcv, gpu::Kernel::automatic}) {
-            DeviceBuf<uint16_t> dA(size_t(M * K)), dC(size_t(M * N));
-            dA.poison();  // NaN until the producer writes it
-            CUDA_REQUIRE(cudaMemset(dC.p, 0, dC.n * sizeof(uint16_t)));
-            const size_t wsb = gpu::linear_workspace_bytes(M, w.view, act, kernel);
-            DeviceBuf<char> ws(wsb);
-            CUDA_REQUIRE(cudaMemset(ws.p, 0, std::max<size_t>(wsb, 1)));
-            CUDA_REQUIRE(cudaDeviceSynchronize());
-            slow_producer<<<8, 256, 0, st.s>>>(src.p, dA.p, int64_t(dA.n), dC.p, int64_t(dC.n), 200000);
-            CUDA_REQUIRE(cudaGetLastError());
-            if (!launch_pdl(kernel, act, w, dA.p, dC.p, M, ws, st.s, true)) continue;
-            CUDA_REQUIRE(cudaStreamSynchronize(st.s));
-            const int64_t bad = first_mismatch(dC.host(), want);
-            CHECK_MESSAGE(bad < 0, "pdl ", gpu::kernel_name(kernel), " k=", bits, " N=", N, " K=", K, " M=", M, " ",
-                          act_name(act), ": first wrong element ", bad);
+  auto check = [&](const std::vector<gpu::Kernel>& kernels, const char* label) {
+    for (int bits : {2, 4, 5})
+      for (const auto& [N, K] : std::vector<std::pair<int64_t, int64_t>>{{130, 2080}, {70, 768}, {1288, 2048},
+                                                                           {1032, 4096}, {64, 4096}}) {
+        const QuantizedTensor q = make_exact_weights(bits, 1, N, K, seed++);
+        const DeviceWeights w(q);
+        for (int64_t M : {1, 3, 9, 16, 40}) {
+          const std::vector<float> A = make_exact_activations(M, K, seed++);
+          std::vector<float> ref(size_t(M * N));
+          gemm_ref(A.data(), M, q.view(), ref.data());
+          for (Act act : {Act::f16, Act::bf16}) {
+            const std::vector<uint16_t> want = to_act(act, ref);
+            const DeviceBuf<uint16_t> src(to_act(act, A));
+            for (gpu::Kernel kernel : kernels) {
+              DeviceBuf<uint16_t> dA(size_t(M * K)), dC(size_t(M * N));
+              dA.poison();  // NaN until the producer writes it
+              CUDA_REQUIRE(cudaMemset(dC.p, 0, dC.n * sizeof(uint16_t)));
+              const size_t wsb = gpu::linear_workspace_bytes(M, w.view, act, kernel);
+              DeviceBuf<char> ws(wsb);
+              CUDA_REQUIRE(cudaMemset(ws.p, 0, std::max<size_t>(wsb, 1)));
+              CUDA_REQUIRE(cudaDeviceSynchronize());
+              slow_producer<<<8, 256, 0, st.s>>>(src.p, dA.p, int64_t(dA.n), dC.p, int64_t(dC.n), 200000);
+              CUDA_REQUIRE(cudaGetLastError());
+              if (!launch_pdl(kernel, act, w, dA.p, dC.p, M, ws, st.s, true)) continue;
+              CUDA_REQUIRE(cudaStreamSynchronize(st.s));
+              const int64_t bad = first_mismatch(dC.host(), want);
+              CHECK_MESSAGE(bad < 0, label, gpu::kernel_name(kernel), " k=", bits, " N=", N, " K=", K, " M=", M, " ",
+                            act_name(act), ": first wrong element ", bad);
+            }
           }
         }
       }
-    }
+  };
+  std::vector<gpu::Kernel> kernels = {gpu::Kernel::gemv, gpu::Kernel::tcv, gpu::Kernel::automatic};
+  if (gpu::tcw_supported()) kernels.push_back(gpu::Kernel::tcw);
+  check(kernels, "pdl ");
+  if (!gpu::tcw_supported()) return;
+  gpu::detail::tcw_force_plan(2);
+  check({gpu::Kernel::tcw}, "pdl stream-K plan: ");
+  gpu::detail::tcw_force_plan(0);
 }
 
 TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results of the plain calls") {
   // y = W2 (W1 x) with x written by a slow producer, every call with the flag (each launch also lets
   // the next one start early), against the same chain without it: equal bit for bit. 1024 x 1024
-  // and 768 x 768 at M = 1..16 take the cluster and one-pass plans.
+  // and 768 x 768 take gemv's and tcv's cluster and one-pass plans at M = 1..16 and tcw at M = 32.
   Stream st;
   uint64_t seed = 9900;
   for (int64_t D : {768, 1024})
     for (int bits : {3, 4}) {
       const QuantizedTensor q1 = random_weights(bits, 1, D, D, seed++), q2 = random_weights(bits, 1, D, D, seed++);
       const DeviceWeights w1(q1), w2(q2);
-      for (int64_t M : {1, 2, 4, 8, 16}) {
+      for (int64_t M : {1, 2, 4, 8, 16, 32}) {
         Rng rng(seed++);
         std::vector<float> x(size_t(M * D));
         for (auto& v : x) v = float(rng.uniform()) - 0.5f;

@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
   std::string shapes_path = KBIT_DATA_DIR "/shapes.json";
   uint64_t seed = 1;
   bool quick = false, full = false, skip_no_gpu = false, time_mode = false, list = false, no_exact = false,
-       no_rerun = false, verbose = false, no_cublas = false;
+       no_rerun = false, verbose = false, no_cublas = false, pdl = false;
   std::string filter, kernels, json_path, repro_dir = "out/verify-repro", case_arg, time_m = "1,16,128", shard, range;
   int threads = 0, time_bits = 4, time_iters = 20, time_warmup = 5;
   int64_t samples = 4096;
@@ -109,6 +109,7 @@ int main(int argc, char** argv) {
   auto* nc = app.add_flag("--no-cublas", no_cublas,
                           "launch no cuBLAS kernel (for compute-sanitizer): cuBLAS checks (b) and exact_cublas "
                           "skipped, tolerance statistics on the CPU, dequant_cublas cases skipped");
+  app.add_flag("--pdl", pdl, "launch the dense kernels with LinearArgs::pdl (programmatic dependent launch)");
   app.add_flag("--time", time_mode, "after the sweep, time each kernel family on the catalogue's block shapes")
       ->excludes(nc);
   app.add_option("--time-m", time_m, "M (tokens for MoE) list for --time")->capture_default_str();
@@ -169,7 +170,7 @@ int main(int argc, char** argv) {
   }
 
   nlohmann::json report = {{"tool", "kbit-verify"}, {"master_seed", seed}, {"mode", full ? "full" : "quick"},
-                           {"cublas", no_cublas ? "skipped (--no-cublas)" : "used"}};
+                           {"cublas", no_cublas ? "skipped (--no-cublas)" : "used"}, {"pdl", pdl}};
   std::map<std::string, std::array<int, 4>> table;  // family.kernel -> pass, fail, n/a, skipped
   int failed = 0;
   try {
@@ -179,6 +180,7 @@ int main(int argc, char** argv) {
     ropt.exact = !no_exact;
     ropt.rerun = !no_rerun;
     ropt.cublas = !no_cublas;
+    ropt.pdl = pdl;
     Runner runner(seed, ropt);
     std::printf("kbit-verify: %zu cases on %s, master seed %llu%s\n", cases.size(),
                 runner.device_description().c_str(), (unsigned long long)seed,

@@ -76,10 +76,11 @@ struct LinearArgs {
   cudaStream_t stream = nullptr;
   // Programmatic dependent launch (sm_90; ignored elsewhere). Set it only when the work queued
   // before this call on `stream` does not write w's memory (packed words, absmax, codebook): the
-  // small-grid launches (gemv and tcv split K in one cluster, tcv's one pass) may then start while
-  // that work drains, issue their first weight loads, and wait for it before they read A or touch
-  // C. They also let the next launch in the stream start early. Results are the same bit for bit;
-  // other launches ignore the flag. Off by default.
+  // gemv, tcv and tcw (M <= 32) launches may then start while that work drains, stage the
+  // codebook (the small-grid plans also issue their first weight loads), and wait for it before
+  // they read A or touch C or the workspace. Each also lets the next launch in the stream start
+  // early. Results are the same bit for bit. tcw above M = 32, mma and dequant_cublas ignore the
+  // flag. Off by default.
   bool pdl = false;
 };
 
