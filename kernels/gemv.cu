@@ -271,6 +271,7 @@ __global__ void __launch_bounds__(kGemvThreads) grouped_gemv_kernel(
   __shared__ float cb_s[1 << KB];
   __shared__ float2 pair_s[kUsePairs<KB, MV> ? 16 : 1];
   __shared__ float red[kGemvWarps][MV][kGemvRows];
+  pdl_wait();  // MoeArgs::pdl: the offsets, A and C only after the previous work in the stream
   const WorkItem item = find_work_item(offsets, static_cast<int>(w.E), MV, blockIdx.x);
   if (item.expert < 0) return;
   stage_codebook<KB>(w.codebook, cb_s);
@@ -281,6 +282,7 @@ __global__ void __launch_bounds__(kGemvThreads) grouped_gemv_kernel(
   gemv_tile<ACT, KB, MV>([] {}, A + static_cast<int64_t>(item.row0) * w.K, w.packed + item.expert * w.expert_words(),
                          w.absmax + item.expert * w.expert_absmax(), cb_s, pair_s, w.N, w.K, item.rows, n0, 0,
                          k_tiles(w.K), red);
+  pdl_launch_dependents();  // after the main loop, as the busy dense plans
   const int t = threadIdx.x;
   const int64_t n = n0 + t;
   if (t < kGemvRows && n < w.N)
@@ -339,9 +341,8 @@ cudaError_t launch_grouped(const MoeArgs& a) {
   const int64_t items = moe_max_items(a.w.E, a.total_rows, MV);
   if (items == 0) return cudaSuccess;
   const dim3 grid(static_cast<unsigned>(items), static_cast<unsigned>((a.w.N + kGemvRows - 1) / kGemvRows));
-  grouped_gemv_kernel<ACT, KB, MV><<<grid, kGemvThreads, 0, a.stream>>>(
-      static_cast<const T*>(a.A), static_cast<T*>(a.C), a.expert_offsets, a.w);
-  return cudaGetLastError();
+  return launch_ex(grouped_gemv_kernel<ACT, KB, MV>, grid, kGemvThreads, 0, a.stream, 1, a.pdl && device_has_pdl(),
+                   static_cast<const T*>(a.A), static_cast<T*>(a.C), a.expert_offsets, a.w);
 }
 
 template <Act ACT, int KB>

@@ -353,6 +353,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   using Tr = ActTraits<ACT>;
   __shared__ TcvSmem sm;
   extern __shared__ uint4 tcv_pair_table[];  // PR: kPairTableBytes
+  pdl_wait();  // MoeArgs::pdl: the offsets, A and C only after the previous work in the stream
   const WorkItem item = find_work_item(offsets, static_cast<int>(w.E), 8 * NT, blockIdx.x);
   if (item.expert < 0) return;
   stage_codebook<KB>(w.codebook, sm.cb);
@@ -364,6 +365,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   tcv_tile<ACT, KB, NT, PR, false>([] {}, A + static_cast<int64_t>(item.row0) * w.K, item.rows,
                             w.packed + item.expert * w.expert_words(), w.absmax + item.expert * w.expert_absmax(), N,
                             w.K, L, kw, 0, tcv_steps(w.K), sm, tcv_pair_table, acc);
+  pdl_launch_dependents();  // after the main loop, as the busy dense plans
   typename Tr::T* Cp = C + static_cast<int64_t>(item.row0) * N;
   tcv_each<NT>(L, N, item.rows,
                [&](int t, int r, int64_t n, int token) { Cp[token * N + n] = Tr::from_float(acc[t][r]); });
@@ -446,9 +448,9 @@ cudaError_t launch_grouped_t(const MoeArgs& a, int kw) {
   if (items == 0) return cudaSuccess;
   const int64_t rows = tcv_rows_per_cta(kw);
   const dim3 grid(static_cast<unsigned>(items), static_cast<unsigned>((a.w.N + rows - 1) / rows));
-  grouped_tcv_kernel<ACT, KB, NT, PR><<<grid, kTcvThreads, tcv_dyn_smem(PR), a.stream>>>(
-      static_cast<const T*>(a.A), static_cast<T*>(a.C), a.expert_offsets, a.w, kw);
-  return cudaGetLastError();
+  return launch_ex(grouped_tcv_kernel<ACT, KB, NT, PR>, grid, kTcvThreads, tcv_dyn_smem(PR), a.stream, 1,
+                   a.pdl && device_has_pdl(), static_cast<const T*>(a.A), static_cast<T*>(a.C), a.expert_offsets,
+                   a.w, kw);
 }
 
 // Grouped: rows per work item from the expected rows per active expert (8 or 16); K split inside

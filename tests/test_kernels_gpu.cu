@@ -275,10 +275,12 @@ TEST_CASE("gpu: gemv's and tcv's cluster and workspace split-K equal the CPU ref
 namespace {
 // The work before the launch in the PDL tests: it lets its dependents start at once
 // (griddepcontrol.launch_dependents), spins for `cycles`, then copies the real activations into A
-// and poisons C. A kernel that read A before waiting for it would compute on NaN; one that wrote C
-// before the wait would have its output overwritten by the poison.
+// (and the MoE routing into `off`) and poisons C. A kernel that read A before waiting for it would
+// compute on NaN, one that read the routing early would see no rows, and one that wrote C before
+// the wait would have its output overwritten by the poison.
 __global__ void slow_producer(const uint16_t* __restrict__ src, uint16_t* A, int64_t na, uint16_t* C, int64_t nc,
-                              long long cycles) {
+                              long long cycles, const int32_t* __restrict__ osrc = nullptr, int32_t* off = nullptr,
+                              int64_t noff = 0) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
@@ -288,6 +290,7 @@ __global__ void slow_producer(const uint16_t* __restrict__ src, uint16_t* A, int
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < na; i += stride) A[i] = src[i];
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < nc; i += stride) C[i] = 0xffff;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < noff; i += stride) off[i] = osrc[i];
 }
 
 struct Stream {
@@ -401,6 +404,59 @@ TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results
         CHECK_MESSAGE(!nan, "D=", D, " k=", bits, " M=", M, ": the plain chain left NaN");
         const int64_t bad = first_mismatch(out[1], out[0]);
         CHECK_MESSAGE(bad < 0, "pdl chain D=", D, " k=", bits, " M=", M, ": first differing element ", bad);
+      }
+    }
+}
+
+TEST_CASE("gpu: with MoeArgs::pdl the grouped kernels wait for the routing and A written before them") {
+  // The routing is all zeros (every expert empty) until the producer writes it.
+  Stream st;
+  uint64_t seed = 9500;
+  struct Case {
+    int64_t E, N, K;
+    std::vector<int64_t> rows;
+  };
+  std::vector<Case> cases = {{4, 72, 96, {1, 0, 3, 2}}, {8, 130, 2080, {0, 0, 0, 70, 0, 0, 0, 0}}, {3, 64, 256, {17, 0, 33}}};
+  {
+    Rng rng(11);
+    Case c{300, 96, 128, std::vector<int64_t>(300, 0)};
+    for (int t = 0; t < 40; ++t) c.rows[size_t(rng.below(300))]++;
+    cases.push_back(c);
+  }
+  for (int bits : {2, 4})
+    for (const Case& c : cases) {
+      const QuantizedTensor q = make_exact_weights(bits, c.E, c.N, c.K, seed++);
+      const DeviceWeights w(q);
+      std::vector<int64_t> off(1, 0);
+      for (int64_t r : c.rows) off.push_back(off.back() + r);
+      const int64_t rows = off.back();
+      const std::vector<float> A = make_exact_activations(rows, c.K, seed++);
+      std::vector<float> ref(size_t(rows * c.N));
+      moe_gemm_ref(A.data(), off, q.view(), ref.data());
+      const DeviceBuf<int32_t> osrc(std::vector<int32_t>(off.begin(), off.end()));
+      for (Act act : {Act::f16, Act::bf16}) {
+        const std::vector<uint16_t> want = to_act(act, ref);
+        const DeviceBuf<uint16_t> src(to_act(act, A));
+        for (gpu::MoeKernel kernel : {gpu::MoeKernel::grouped_gemv, gpu::MoeKernel::grouped_tcv, gpu::MoeKernel::automatic}) {
+          DeviceBuf<uint16_t> dA(size_t(rows * c.K)), dC(size_t(rows * c.N));
+          DeviceBuf<int32_t> dOff(off.size());
+          dA.poison();
+          CUDA_REQUIRE(cudaMemset(dC.p, 0, dC.n * sizeof(uint16_t)));
+          CUDA_REQUIRE(cudaMemset(dOff.p, 0, dOff.n * sizeof(int32_t)));
+          CUDA_REQUIRE(cudaDeviceSynchronize());
+          slow_producer<<<8, 256, 0, st.s>>>(src.p, dA.p, int64_t(dA.n), dC.p, int64_t(dC.n), 200000, osrc.p, dOff.p,
+                                             int64_t(dOff.n));
+          CUDA_REQUIRE(cudaGetLastError());
+          gpu::MoeArgs a;
+          a.A = dA.p, a.C = dC.p, a.expert_offsets = dOff.p, a.total_rows = rows, a.act = act, a.w = w.view;
+          a.kernel = kernel, a.stream = st.s, a.pdl = true;
+          const gpu::Status s = gpu::moe_linear(a);
+          REQUIRE_MESSAGE(s == gpu::Status::ok, gpu::status_name(s), ": ", gpu::status_message());
+          CUDA_REQUIRE(cudaStreamSynchronize(st.s));
+          const int64_t bad = first_mismatch(dC.host(), want);
+          CHECK_MESSAGE(bad < 0, "pdl ", gpu::moe_kernel_name(kernel), " k=", bits, " E=", c.E, " N=", c.N, " K=", c.K,
+                        " ", act_name(act), ": first wrong element ", bad);
+        }
       }
     }
 }

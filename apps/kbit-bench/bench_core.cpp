@@ -207,7 +207,8 @@ const std::vector<std::string>& dense_kernel_names() {
   return v;
 }
 const std::vector<std::string>& moe_kernel_names() {
-  static const std::vector<std::string> v = {"v0", "grouped_gemv", "grouped_tcv", "grouped_mma", "automatic"};
+  static const std::vector<std::string> v = {"v0", "grouped_gemv", "grouped_tcv", "grouped_mma", "automatic",
+                                              "automatic_pdl"};
   return v;
 }
 const std::vector<std::string>& dense_baseline_names() {

@@ -519,7 +519,7 @@ Row GpuBench::run(const PlannedCase& c) {
     if (wsb) ok(cudaMemsetAsync(m.ws.p, 0, wsb, m.stream), "zero workspace");  // gpu.h contract
     const bool pdl = c.kernel == "automatic_pdl";
     if (dense && (c.kernel == "automatic" || pdl)) r.dispatch = gpu::kernel_name(gpu::choose_kernel(m.rows, m.view(0), act, true));
-    if (!dense && c.kernel == "automatic")
+    if (!dense && (c.kernel == "automatic" || pdl))
       r.dispatch = gpu::moe_kernel_name(gpu::choose_moe_kernel(m.rows, m.view(0), act, int(m.plans[0].max_rows)));
     auto call = [&, A, wsb, copies, nplans](size_t i) -> gpu::Status {
       const TiledView w = m.view(i % copies);
@@ -535,6 +535,7 @@ Row GpuBench::run(const PlannedCase& c) {
       a.A = A, a.C = m.C.p, a.expert_offsets = m.offsets.as<int32_t>() + pi * size_t(s.E + 1), a.total_rows = m.rows;
       a.act = act, a.w = w, a.kernel = moe_kernel(c.kernel), a.max_rows_per_expert_hint = int(m.plans[pi].max_rows);
       a.workspace = wsb ? m.ws.p : nullptr, a.workspace_bytes = wsb, a.stream = m.stream;
+      a.pdl = pdl;  // the weights and the routings are never written in the timed graph
       return gpu::moe_linear(a);
     };
     // Verify the exact launch (copy 0, routing 0) first.

@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
   auto* nc = app.add_flag("--no-cublas", no_cublas,
                           "launch no cuBLAS kernel (for compute-sanitizer): cuBLAS checks (b) and exact_cublas "
                           "skipped, tolerance statistics on the CPU, dequant_cublas cases skipped");
-  app.add_flag("--pdl", pdl, "launch the dense kernels with LinearArgs::pdl (programmatic dependent launch)");
+  app.add_flag("--pdl", pdl, "launch with LinearArgs::pdl / MoeArgs::pdl (programmatic dependent launch)");
   app.add_flag("--time", time_mode, "after the sweep, time each kernel family on the catalogue's block shapes")
       ->excludes(nc);
   app.add_option("--time-m", time_m, "M (tokens for MoE) list for --time")->capture_default_str();

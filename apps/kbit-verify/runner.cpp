@@ -469,7 +469,7 @@ struct Runner::Impl {
       args.workspace_bytes = wsb;
       args.cublas = cublas;  // null with --no-cublas: automatic never picks dequant_cublas
       args.stream = stream;
-      args.pdl = opt.pdl;  // --pdl: the weights are uploaded and synchronised before any launch
+      args.pdl = opt.pdl;  // --pdl: the weights (and routings) are uploaded and synchronised before any launch
       if (cublas) cublas_ok(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
       s = gpu::linear(args);
     } else {
@@ -485,6 +485,7 @@ struct Runner::Impl {
       args.workspace = wsb ? ws.data() : nullptr;
       args.workspace_bytes = wsb;
       args.stream = stream;
+      args.pdl = opt.pdl;
       s = gpu::moe_linear(args);
     }
     return s;

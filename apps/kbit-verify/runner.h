@@ -37,7 +37,7 @@ struct RunnerOptions {
   bool exact = true;           // run check (c)
   bool rerun = true;           // second launch on the dirty workspace
   bool cublas = true;          // false: no cuBLAS at all (see above); time_case then throws
-  bool pdl = false;            // dense launches with LinearArgs::pdl (programmatic dependent launch)
+  bool pdl = false;            // launches with LinearArgs::pdl / MoeArgs::pdl (programmatic dependent launch)
 };
 
 class Runner {

@@ -112,6 +112,10 @@ struct MoeArgs {
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
   cudaStream_t stream = nullptr;
+  // Programmatic dependent launch, as LinearArgs::pdl: set it only when the work queued before
+  // this call does not write w's memory. grouped_gemv and grouped_tcv then start while that work
+  // drains and wait for it before they read expert_offsets, A or C; grouped_mma and v0 ignore it.
+  bool pdl = false;
 };
 size_t moe_linear_workspace_bytes(int64_t total_rows, const TiledView& w, Act act,
                                   MoeKernel kernel = MoeKernel::automatic);

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# MoeArgs::pdl, one device call (repo root on the GPU machine; .deps/gpu: this build's binaries,
+# kbit-bench-prev = the build before the MoE change): gpu.kernels, memcheck and racecheck over the
+# PDL doctests, kbit-verify --quick on the grouped kernels (plain launches) and --quick --pdl on
+# every dense and grouped kernel, then kbit-bench `automatic` / `automatic_pdl` (BENCH) alternating
+# prev / new, REPS times. Logs land in $OUT/run.tar.gz on any exit.
+set -u
+R=$PWD; T0=$SECONDS; BUDGET=${BUDGET:-540}
+W=/tmp/pdlmoe; rm -rf $W; mkdir -p $W
+finish() { tar -C $W -czf "$OUT/run.tar.gz" . ; cp $W/summary.txt "$OUT/" 2>/dev/null; }
+trap finish EXIT
+V=(.deps/gpu/kbit-verify --shapes "$R/data/shapes.json")
+s() { echo "$*" | tee -a $W/summary.txt; }
+left() { echo $((BUDGET - (SECONDS - T0))); }
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader | tee -a $W/summary.txt
+(cd .deps/gpu && timeout 150 ./kbit_tests_kernels > $W/kernels.txt 2>&1); s "kernels rc=$? after $((SECONDS - T0)) s"
+grep -E "assertions|Status|programmatic|ERROR" $W/kernels.txt | head -20 | tee -a $W/summary.txt
+(cd .deps/gpu && timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 ./kbit_tests_kernels -tc='*pdl*' \
+  > $W/memcheck.txt 2>&1); s "memcheck pdl doctests rc=$? after $((SECONDS - T0)) s"; tail -3 $W/memcheck.txt | tee -a $W/summary.txt
+(cd .deps/gpu && timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 ./kbit_tests_kernels -tc='*pdl*' \
+  > $W/racecheck.txt 2>&1); s "racecheck pdl doctests rc=$? after $((SECONDS - T0)) s"; tail -3 $W/racecheck.txt | tee -a $W/summary.txt
+timeout 100 "${V[@]}" --quick --kernels grouped_gemv,grouped_tcv,automatic --json $W/verify.json > $W/verify.txt 2>&1
+s "verify --quick grouped rc=$? after $((SECONDS - T0)) s"; tail -1 $W/verify.txt | tee -a $W/summary.txt
+timeout 120 "${V[@]}" --quick --pdl --kernels gemv,tcv,tcw,automatic,grouped_gemv,grouped_tcv --json $W/verify-pdl.json \
+  > $W/verify-pdl.txt 2>&1
+s "verify --quick --pdl rc=$? after $((SECONDS - T0)) s"; tail -9 $W/verify-pdl.txt | tee -a $W/summary.txt
+B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 1 4 16 64 --bits 4 --dtypes f16}
+n=$(( ${REPS:-2} * 2 )); i=0
+for rep in $(seq ${REPS:-2}); do
+  for arm in prev new; do
+    i=$((i + 1)); l=$(left); [ $l -lt 30 ] && break 2
+    bin=kbit-bench; [ $arm = prev ] && bin=kbit-bench-prev
+    timeout -s INT $((l / (n + 1 - i) + 5)) .deps/gpu/$bin --shapes "$R/data/shapes.json" --git-commit "pdlmoe-$arm" $B \
+      --kernels automatic,automatic_pdl --json $W/bench-$i-$arm.json > $W/bench-$i-$arm.txt 2>&1
+    s "bench $i $arm rc=$? after $((SECONDS - T0)) s"
+  done
+done
