@@ -150,13 +150,18 @@ TEST_CASE("bench TOTAL rows sum the best passing kernel against the fp16 referen
       make_row("e", 1, "baseline", "cublas_loop_f16", 60.0, 0, true),
       make_row("e", 1, "baseline", "cublas_grouped_f16", 50.0, 0, true),
       make_row("e", 1, "kbit", "grouped_gemv", 10.0, 4, true),
-      make_row("a", 1, "kbit", "automatic_pdl", 8.0),  // another launch mode, not a kernel: not counted
+      make_row("a", 1, "kbit", "automatic_pdl", 8.0),  // another launch mode: only in the +pdl total
   };
   rows[3].verify = "FAIL";
   CHECK(is_launch_mode_row(rows.back()));
   CHECK_FALSE(is_launch_mode_row(rows[2]));
   std::vector<Total> t = make_totals(rows);
-  REQUIRE(t.size() == 1);
+  REQUIRE(t.size() == 2);
+  CHECK_FALSE(t[0].pdl);
+  CHECK(t[1].pdl);
+  CHECK(t[1].kbit_us == doctest::Approx(18.0));
+  CHECK(t[1].fp16_us == doctest::Approx(80.0));
+  CHECK(t[1].best == std::vector<std::string>{"a=automatic_pdl", "e=grouped_gemv"});
   CHECK(t[0].model == "m");
   CHECK(t[0].M == 1);
   CHECK(t[0].shapes == 2);
@@ -169,9 +174,13 @@ TEST_CASE("bench TOTAL rows sum the best passing kernel against the fp16 referen
   // A shape whose kbit rows all failed makes the total incomplete (ratio 0), not silently smaller.
   rows[1].verify = rows[2].verify = "FAIL";
   t = make_totals(rows);
-  REQUIRE(t.size() == 1);
+  REQUIRE(t.size() == 2);
   CHECK(t[0].missing == 1);
   CHECK(t[0].ratio == 0);
+  CHECK(t[1].missing == 0);  // the passing automatic_pdl row still covers shape a in the +pdl total
+  // Without launch-mode rows there is no +pdl total.
+  rows.pop_back();
+  CHECK(make_totals(rows).size() == 1);
 }
 
 TEST_CASE("bench dispatch audit names automatic rows slower than another verified kernel") {
@@ -334,6 +343,26 @@ TEST_CASE("bench writers: JSON round trip and CSV and markdown") {
   const std::string table = format_table(rep);
   CHECK(table.find("TOTAL") != std::string::npos);
   CHECK(table.find("1.42x") != std::string::npos);
+
+  // An automatic_pdl row adds a "+pdl" total in every writer, and it survives the JSON round trip.
+  {
+    Report r2 = rep;
+    r2.rows.push_back(make_row("attn.q_proj", 1, "kbit", "automatic_pdl", 8.5));
+    fill_ratios(r2.rows);
+    r2.totals = make_totals(r2.rows);
+    REQUIRE(r2.totals.size() == 2);
+    const Report b2 = report_from_json(nlohmann::json::parse(to_json(r2).dump()));
+    REQUIRE(b2.totals.size() == 2);
+    CHECK_FALSE(b2.totals[0].pdl);
+    CHECK(b2.totals[1].pdl);
+    CHECK(b2.totals[1].ratio == doctest::Approx(17.0 / 8.5));
+    CHECK(format_csv(r2).find(",total,best+pdl,") != std::string::npos);
+    const std::string md2 = format_markdown(r2);
+    CHECK(md2.find("| m +pdl | 1 | 4 | f16 |") != std::string::npos);
+    CHECK(md2.find("Totals marked +pdl") != std::string::npos);
+    CHECK(format_table(r2).find("TOTAL +pdl") != std::string::npos);
+    CHECK(md.find("Totals marked +pdl") == std::string::npos);
+  }
 
   // A partial report (SIGINT) says so at the top and keeps the flag through JSON.
   CHECK(md.find("PARTIAL") == std::string::npos);

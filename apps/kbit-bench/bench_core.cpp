@@ -132,7 +132,9 @@ std::vector<Total> make_totals(const std::vector<Row>& rows) {
     double us = 0;
     std::string kernel;
   };
-  std::map<std::string, Best> best;  // shape_key|bits|dtype -> fastest passing kbit
+  // shape_key|bits|dtype -> fastest passing kbit row: [0] plain launches only, [1] launch-mode rows too
+  std::map<std::string, Best> best[2];
+  std::set<std::string> mode_combos;  // combos that have a passing timed launch-mode row
   for (const Row& r : rows) {
     auto& v = model_shapes[r.model];
     if (std::find(v.begin(), v.end(), r.shape) == v.end()) v.push_back(r.shape);
@@ -141,17 +143,24 @@ std::vector<Total> make_totals(const std::vector<Row>& rows) {
       if (!fresh) it->second = std::min(it->second, r.us.median);
     }
     if (r.kind == "kbit") {
-      combos.insert(r.model + "\x1f" + std::to_string(r.M) + "\x1f" + std::to_string(r.bits) + "\x1f" + r.dtype +
-                    "\x1f" + (r.hot ? "1" : "0"));
-      if (r.timed() && r.verify == "PASS" && !is_launch_mode_row(r)) {
+      const std::string combo = r.model + "\x1f" + std::to_string(r.M) + "\x1f" + std::to_string(r.bits) + "\x1f" +
+                                r.dtype + "\x1f" + (r.hot ? "1" : "0");
+      combos.insert(combo);
+      if (r.timed() && r.verify == "PASS") {
         const std::string k = shape_key(r) + "|" + std::to_string(r.bits) + "|" + r.dtype;
-        auto it = best.find(k);
-        if (it == best.end() || r.us.median < it->second.us) best[k] = {r.us.median, r.kernel};
+        const bool mode = is_launch_mode_row(r);
+        if (mode) mode_combos.insert(combo);
+        for (int m = mode ? 1 : 0; m < 2; ++m) {
+          auto it = best[m].find(k);
+          if (it == best[m].end() || r.us.median < it->second.us) best[m][k] = {r.us.median, r.kernel};
+        }
       }
     }
   }
   std::vector<Total> out;
-  for (const std::string& c : combos) {
+  for (const std::string& c : combos)
+  for (int m = 0; m < 2; ++m) {
+    if (m == 1 && !mode_combos.count(c)) continue;
     std::vector<std::string> f;
     size_t p = 0;
     for (size_t q; (q = c.find('\x1f', p)) != std::string::npos; p = q + 1) f.push_back(c.substr(p, q - p));
@@ -162,6 +171,7 @@ std::vector<Total> make_totals(const std::vector<Row>& rows) {
     t.bits = std::stoi(f[2]);
     t.dtype = f[3];
     t.hot = f[4] == "1";
+    t.pdl = m == 1;
     for (const std::string& shape : model_shapes[t.model]) {
       Row probe;
       probe.model = t.model, probe.shape = shape, probe.M = t.M, probe.hot = t.hot;
@@ -172,9 +182,9 @@ std::vector<Total> make_totals(const std::vector<Row>& rows) {
         if (r.model == t.model && r.shape == shape && r.M == t.M && r.hot == t.hot) present = true;
       if (!present) continue;
       ++t.shapes;
-      auto b = best.find(sk + "|" + std::to_string(t.bits) + "|" + t.dtype);
+      auto b = best[m].find(sk + "|" + std::to_string(t.bits) + "|" + t.dtype);
       auto r = fp16.find(sk);
-      if (b == best.end() || r == fp16.end()) {
+      if (b == best[m].end() || r == fp16.end()) {
         ++t.missing;
         t.best.push_back(shape + "=-");
         continue;
@@ -187,7 +197,7 @@ std::vector<Total> make_totals(const std::vector<Row>& rows) {
     out.push_back(std::move(t));
   }
   std::sort(out.begin(), out.end(), [](const Total& a, const Total& b) {
-    return std::tie(a.model, a.bits, a.dtype, a.hot, a.M) < std::tie(b.model, b.bits, b.dtype, b.hot, b.M);
+    return std::tie(a.model, a.bits, a.dtype, a.hot, a.pdl, a.M) < std::tie(b.model, b.bits, b.dtype, b.hot, b.pdl, b.M);
   });
   return out;
 }
@@ -424,7 +434,7 @@ nlohmann::json to_json(const Report& rep) {
   for (const Total& t : rep.totals)
     j["totals"].push_back({{"model", t.model}, {"M", t.M}, {"bits", t.bits}, {"dtype", t.dtype}, {"hot", t.hot},
                            {"shapes", t.shapes}, {"missing", t.missing}, {"kbit_us", t.kbit_us},
-                           {"fp16_us", t.fp16_us}, {"ratio", t.ratio}, {"best", t.best}});
+                           {"fp16_us", t.fp16_us}, {"ratio", t.ratio}, {"best", t.best}, {"pdl", t.pdl}});
   return j;
 }
 
@@ -469,6 +479,7 @@ Report report_from_json(const nlohmann::json& j) {
       x.fp16_us = t.value("fp16_us", 0.0);
       x.ratio = t.value("ratio", 0.0);
       x.best = t.value("best", std::vector<std::string>());
+      x.pdl = t.value("pdl", false);
       rep.totals.push_back(std::move(x));
     }
   return rep;

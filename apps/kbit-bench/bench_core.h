@@ -87,13 +87,16 @@ struct Total {
   double fp16_us = 0;        // sum of the fp16 baseline per shape (MoE: fastest fp16 alternative)
   double ratio = 0;          // fp16_us / kbit_us (0 when anything is missing)
   std::vector<std::string> best;  // "shape=kernel" per shape, in row order
+  // false: plain launches only (the TOTAL); true: launch-mode rows (automatic_pdl) may be the
+  // fastest row of a shape ("TOTAL +pdl", made only where such rows exist)
+  bool pdl = false;
 };
 // The fp16 reference of one shape: cublas_f16 (dense) or the fastest MoE fp16 alternative.
 bool is_fp16_reference(const Row& r);
 // A kbit row timed in another launch mode than the plain API call: `automatic_pdl` (automatic with
 // LinearArgs::pdl, programmatic dependent launch -- a promise from the caller that cuBLAS rows do
-// not make). Such rows are reported with their ratios but stay out of the totals and of the
-// dispatch audit's "fastest other kernel".
+// not make). Such rows are reported with their ratios but stay out of the plain totals (they get
+// their own "+pdl" totals) and out of the dispatch audit's "fastest other kernel".
 bool is_launch_mode_row(const Row& r);
 std::vector<Total> make_totals(const std::vector<Row>& rows);
 

@@ -39,8 +39,8 @@ std::string format_table(const Report& rep) {
     out += line;
   }
   for (const Total& t : rep.totals) {
-    std::snprintf(line, sizeof line, "TOTAL %-38s %5lld %2d %-4s best kbit %9.2f us  fp16 %9.2f us  %s%s%s\n",
-                  t.model.c_str(), (long long)t.M, t.bits, t.dtype.c_str(), t.kbit_us, t.fp16_us,
+    std::snprintf(line, sizeof line, "TOTAL%-5s %-33s %5lld %2d %-4s best kbit %9.2f us  fp16 %9.2f us  %s%s%s\n",
+                  t.pdl ? " +pdl" : "", t.model.c_str(), (long long)t.M, t.bits, t.dtype.c_str(), t.kbit_us, t.fp16_us,
                   ratio(t.ratio).c_str(), t.missing ? (" (" + std::to_string(t.missing) + " shapes missing)").c_str() : "",
                   t.hot ? "  HOT" : "");
     out += line;
@@ -69,11 +69,17 @@ std::string format_markdown(const Report& rep) {
          std::to_string(i.replays) + " graph replays per row, median and min..max per launch\n";
   out += "- command: `" + i.command_line + "`\n\n";
   out += "## TOTAL (one block: best passing kbit kernel per shape vs cuBLAS fp16 / best fp16 MoE alternative)\n\n";
+  for (const Total& t : rep.totals)
+    if (t.pdl) {
+      out += "Totals marked +pdl also let `automatic_pdl` rows (programmatic dependent launch, a promise "
+             "about the preceding work that cuBLAS's rows do not make) be a shape's fastest row.\n\n";
+      break;
+    }
   out += "| model | M | k | dtype | kbit us | fp16 us | ratio | best kernels |\n|---|---|---|---|---|---|---|---|\n";
   for (const Total& t : rep.totals) {
     std::string best;
     for (const auto& b : t.best) best += (best.empty() ? "" : ", ") + b;
-    out += "| " + t.model + (t.hot ? " (hot)" : "") + " | " + std::to_string(t.M) + " | " + std::to_string(t.bits) +
+    out += "| " + t.model + (t.hot ? " (hot)" : "") + (t.pdl ? " +pdl" : "") + " | " + std::to_string(t.M) + " | " + std::to_string(t.bits) +
            " | " + t.dtype + " | " + fmt("%.2f", t.kbit_us) + " | " + fmt("%.2f", t.fp16_us) + " | " +
            ratio(t.ratio) + (t.missing ? " (" + std::to_string(t.missing) + " missing)" : "") + " | " + best + " |\n";
   }
@@ -137,7 +143,7 @@ std::string format_csv(const Report& rep) {
     for (const auto& b : t.best) best += (best.empty() ? "" : " ") + b;
     // TOTAL lines: us_median = summed kbit µs; ratio_f16 = fp16 sum / kbit sum; note = best kernels.
     out += "total," + csv_escape(t.model) + ",TOTAL,,,,,," + std::to_string(t.M) + ",,," + std::to_string(t.bits) +
-           "," + t.dtype + ",total,best,," + (t.hot ? "1" : "0") + "," + (t.missing ? "incomplete" : "") + ",,,," +
+           "," + t.dtype + ",total," + (t.pdl ? "best+pdl" : "best") + ",," + (t.hot ? "1" : "0") + "," + (t.missing ? "incomplete" : "") + ",,,," +
            g(t.kbit_us) + ",,,,,,,,,," + g(t.ratio) + ",,," + csv_escape("fp16_us=" + g(t.fp16_us) + " " + best) +
            "\n";
   }
