@@ -164,7 +164,26 @@ const char* moe_kernel_name(MoeKernel k) {
 }
 
 // Dispatch (first version; the performance issue tunes it from kbit-bench measurements).
-Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas) {
+Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, bool pdl) {
+  // With LinearArgs::pdl (bench/results/2026-11-25-h100-pdl7: gemv_pdl / tcv_pdl / tcw_pdl rows of
+  // Qwen3, GLM and Llama-3-8B at M = 1..16, k = 4) three choices change:
+  // - short rows (K <= 512) of narrow weights go to gemv up to M = 4: Qwen3 shared_expert.down
+  //   2.45 / 2.85 / 2.96 us at M = 1 / 2 / 4 against tcv's 3.37-3.39 (cuBLAS fp16 3.7);
+  // - rows of K >= 4096 below 8 M weights go to tcv up to M = 16: Llama-3-8B k_proj M = 1 / 2 / 16
+  //   4.58 / 4.59 / 6.28 us against gemv's 5.12 / 6.09 and tcw's 6.79 (-pdl8);
+  // - tcw takes M = 2..8 on 8 M .. 100 M weights with rows of K >= 4096 where tcv's plan is not a
+  //   latency plan: its three launches overlap (permute, GEMM, reduction). GLM o_proj M = 4 / 8 8.07 /
+  //   8.13 us against tcv's 9.69 / 10.23, Llama-3-8B q_proj M = 2 9.12 against gemv's 10.14, Llama-3-8B
+  //   down M = 4 21.07 against 22.64, Llama-3-70B q_proj (67 M) M = 4 23.04 against 24.75 (-pdl8);
+  //   Llama-3-8B gate_up (117 M) stays on tcv (33.8 against 39.7 us at M = 2).
+  if (pdl) {
+    const double wts = static_cast<double>(w.N) * static_cast<double>(w.K);
+    if (M <= 4 && w.K <= 512 && w.N <= 2048) return Kernel::gemv;
+    if (M <= 16 && w.K >= 4096 && wts < 8.0e6) return Kernel::tcv;
+    if (M >= 2 && M <= 8 && tcw_supported() && w.K >= 4096 && wts >= 8.0e6 && wts < 100.0e6 &&
+        !detail::tcv_latency_plan(M, w, act))
+      return Kernel::tcw;
+  }
   // kbit-bench on the H100 (bench/results/2026-11-23-h100-tcv): the scalar gemv wins at M = 1..2
   // except on short rows (K <= 512: tcv 4.0 vs 4.8 us on Qwen3 shared_expert.down); at M = 4 tcv
   // wins on the large shapes (Llama-3-70B gate_up 150 vs 209 us) and is within 6% on the small
@@ -252,9 +271,12 @@ size_t linear_workspace_bytes(int64_t M, const TiledView& w, Act act, Kernel ker
   if (kernel == Kernel::automatic) {
     // Enough for either choice: the caller may pass a cuBLAS handle or not (without one, dispatch
     // runs mma where it would run dequant_cublas, and mma's split-K partials can be larger).
-    const size_t with = linear_workspace_bytes(M, w, act, choose_kernel(M, w, act, true));
-    const size_t without = linear_workspace_bytes(M, w, act, choose_kernel(M, w, act, false));
-    return with > without ? with : without;
+    // With LinearArgs::pdl dispatch may choose differently again (choose_kernel's pdl rules).
+    size_t most = 0;
+    for (bool cublas : {true, false})
+      for (bool pdl : {false, true})
+        most = std::max(most, linear_workspace_bytes(M, w, act, choose_kernel(M, w, act, cublas, pdl)));
+    return most;
   }
   switch (kernel) {
     case Kernel::gemv: return M >= 1 && M <= 4 ? detail::gemv_workspace_bytes(M, w) : 0;
@@ -271,7 +293,7 @@ Status linear(const LinearArgs& a) {
   if (Status s = check_act(a.A, a.C, a.M, "M"); s != Status::ok) return s;
   if (a.act != Act::f16 && a.act != Act::bf16) return fail(Status::bad_dtype, "act must be f16 or bf16");
   if (a.M == 0) return ok();
-  Kernel k = a.kernel == Kernel::automatic ? choose_kernel(a.M, a.w, a.act, a.cublas != nullptr) : a.kernel;
+  Kernel k = a.kernel == Kernel::automatic ? choose_kernel(a.M, a.w, a.act, a.cublas != nullptr, a.pdl) : a.kernel;
   const size_t need = linear_workspace_bytes(a.M, a.w, a.act, k);
   if (!have_workspace(need, a.workspace, a.workspace_bytes))
     return fail(Status::workspace_too_small, std::string("kernel ") + kernel_name(k) + " needs " + std::to_string(need) +

@@ -250,6 +250,23 @@ TEST_CASE("bench sweep plan from the catalogue") {
   o.models = {};
   o.kernels = {"fastest"};
   CHECK_THROWS_AS(plan_sweep(cat, o), kbit::Error);
+  // The per-kernel PDL rows run only when asked for, on dense shapes, within their kernel's M range.
+  o.models = {"qwen3-coder-next"};
+  o.kernels = {"tcv_pdl", "gemv_pdl"};
+  o.Ms = {1, 16};
+  int tcv_pdl = 0, gemv_pdl = 0, other = 0;
+  for (const auto& c : plan_sweep(cat, o)) {
+    if (c.bits == 0) continue;  // the cuBLAS baselines always run
+    CHECK_FALSE(c.shape->moe);
+    if (c.kernel == "tcv_pdl") ++tcv_pdl;
+    else if (c.kernel == "gemv_pdl") { ++gemv_pdl; CHECK(c.M == 1); }
+    else ++other;
+  }
+  CHECK(tcv_pdl > 0);
+  CHECK(gemv_pdl > 0);
+  CHECK(other == 0);
+  o.kernels = {};
+  for (const auto& c : plan_sweep(cat, o)) CHECK(c.kernel.find("_pdl") == (c.kernel == "automatic_pdl" ? 9 : std::string::npos));
   o.kernels = {};
   o.bits = {6};
   CHECK_THROWS_AS(plan_sweep(cat, o), kbit::Error);

@@ -88,7 +88,9 @@ void fill_ratios(std::vector<Row>& rows) {
   }
 }
 
-bool is_launch_mode_row(const Row& r) { return r.kind == "kbit" && r.kernel == "automatic_pdl"; }
+bool is_launch_mode_row(const Row& r) {
+  return r.kind == "kbit" && r.kernel.size() > 4 && r.kernel.compare(r.kernel.size() - 4, 4, "_pdl") == 0;
+}
 
 bool is_fp16_reference(const Row& r) {
   if (r.kind != "baseline") return false;
@@ -216,6 +218,10 @@ const std::vector<std::string>& dense_kernel_names() {
                                               "automatic_pdl"};
   return v;
 }
+const std::vector<std::string>& dense_opt_in_kernel_names() {
+  static const std::vector<std::string> v = {"gemv_pdl", "tcv_pdl", "tcw_pdl"};
+  return v;
+}
 const std::vector<std::string>& moe_kernel_names() {
   static const std::vector<std::string> v = {"v0", "grouped_gemv", "grouped_tcv", "grouped_mma", "automatic",
                                               "automatic_pdl"};
@@ -238,7 +244,9 @@ std::vector<PlannedCase> plan_sweep(const verify::Catalogue& cat, const SweepOpt
   for (const std::string& k : o.kernels) {
     const auto& d = dense_kernel_names();
     const auto& e = moe_kernel_names();
-    if (std::find(d.begin(), d.end(), k) == d.end() && std::find(e.begin(), e.end(), k) == e.end())
+    const auto& x = dense_opt_in_kernel_names();
+    if (std::find(d.begin(), d.end(), k) == d.end() && std::find(e.begin(), e.end(), k) == e.end() &&
+        std::find(x.begin(), x.end(), k) == x.end())
       throw Error("kbit-bench: unknown kernel '" + k + "'");
   }
   for (int b : o.bits)
@@ -261,12 +269,17 @@ std::vector<PlannedCase> plan_sweep(const verify::Catalogue& cat, const SweepOpt
           plan.push_back({&s, M, 0, b.find("bf16") != std::string::npos ? "bf16" : "f16", b});
         for (int bits : o.bits)
           for (const std::string& dt : o.dtypes)
-            for (const std::string& k : s.moe ? moe_kernel_names() : dense_kernel_names()) {
-              if (!wanted(k)) continue;
-              if (k == "v0" && M > o.v0_max_m) continue;
-              if (k == "gemv" && M > o.gemv_max_m) continue;
-              if (k == "tcv" && M > o.tcv_max_m) continue;
-              plan.push_back({&s, M, bits, dt, k});
+            for (const auto* names : {s.moe ? &moe_kernel_names() : &dense_kernel_names(),
+                                      s.moe ? nullptr : &dense_opt_in_kernel_names()}) {
+              if (!names) continue;
+              const bool opt_in = names == &dense_opt_in_kernel_names();
+              for (const std::string& k : *names) {
+                if (opt_in ? std::find(o.kernels.begin(), o.kernels.end(), k) == o.kernels.end() : !wanted(k)) continue;
+                if (k == "v0" && M > o.v0_max_m) continue;
+                if ((k == "gemv" || k == "gemv_pdl") && M > o.gemv_max_m) continue;
+                if ((k == "tcv" || k == "tcv_pdl") && M > o.tcv_max_m) continue;
+                plan.push_back({&s, M, bits, dt, k});
+              }
             }
       }
     }

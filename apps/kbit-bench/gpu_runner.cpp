@@ -53,7 +53,9 @@ struct Buf {
   T* as() const { return static_cast<T*>(p); }
 };
 
-gpu::Kernel dense_kernel(const std::string& k) {
+gpu::Kernel dense_kernel(const std::string& name) {  // a trailing _pdl (launch mode) is not part of the kernel
+  const std::string k = name.size() > 4 && name.compare(name.size() - 4, 4, "_pdl") == 0
+                            ? name.substr(0, name.size() - 4) : name;
   return k == "v0" ? gpu::Kernel::v0 : k == "gemv" ? gpu::Kernel::gemv : k == "mma" ? gpu::Kernel::mma
        : k == "tcv" ? gpu::Kernel::tcv : k == "tcw" ? gpu::Kernel::tcw
        : k == "dequant_cublas" ? gpu::Kernel::dequant_cublas : gpu::Kernel::automatic;
@@ -517,9 +519,10 @@ Row GpuBench::run(const PlannedCase& c) {
                        : gpu::moe_linear_workspace_bytes(m.rows, m.view(0), act, moe_kernel(c.kernel));
     m.ws.resize(wsb);
     if (wsb) ok(cudaMemsetAsync(m.ws.p, 0, wsb, m.stream), "zero workspace");  // gpu.h contract
-    const bool pdl = c.kernel == "automatic_pdl";
-    if (dense && (c.kernel == "automatic" || pdl)) r.dispatch = gpu::kernel_name(gpu::choose_kernel(m.rows, m.view(0), act, true));
-    if (!dense && (c.kernel == "automatic" || pdl))
+    const bool pdl = is_launch_mode_row(r);  // automatic_pdl, gemv_pdl, tcv_pdl, tcw_pdl
+    const bool automatic = c.kernel == "automatic" || c.kernel == "automatic_pdl";
+    if (dense && automatic) r.dispatch = gpu::kernel_name(gpu::choose_kernel(m.rows, m.view(0), act, true, pdl));
+    if (!dense && automatic)
       r.dispatch = gpu::moe_kernel_name(gpu::choose_moe_kernel(m.rows, m.view(0), act, int(m.plans[0].max_rows)));
     auto call = [&, A, wsb, copies, nplans](size_t i) -> gpu::Status {
       const TiledView w = m.view(i % copies);

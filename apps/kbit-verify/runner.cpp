@@ -442,7 +442,7 @@ struct Runner::Impl {
     if (c.family == Family::dense) {
       wsb = gpu::linear_workspace_bytes(rows, w, act, dense_kernel(c.kernel));
       if (chosen && c.kernel == "automatic")
-        *chosen = gpu::kernel_name(gpu::choose_kernel(rows, w, act, cublas != nullptr));
+        *chosen = gpu::kernel_name(gpu::choose_kernel(rows, w, act, cublas != nullptr, opt.pdl));
     } else {
       wsb = gpu::moe_linear_workspace_bytes(rows, w, act, moe_kernel(c.kernel));
       if (chosen && c.kernel == "automatic")

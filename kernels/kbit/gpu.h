@@ -93,7 +93,9 @@ size_t linear_workspace_bytes(int64_t M, const TiledView& w, Act act, Kernel ker
 Status linear(const LinearArgs& args);
 // What dispatch picks for this case (the kernel `automatic` runs; dequant_cublas only when a
 // cuBLAS handle is given).
-Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas = true);
+// `pdl`: the choice for a call with LinearArgs::pdl, where the launch overlap changes which kernel
+// is fastest on some shapes.
+Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas = true, bool pdl = false);
 // How many times `kernel` (not automatic: pass choose_kernel's answer) rounds W' to the activation
 // dtype: 1 (W' = rn(cb * scale)), or 2 for the pair-table decode at k = 4 with w.half_cb
 // (rn(rn(cb) * scale)): tcw always, tcv from 32 M weights (N * K). kbit-verify derives its
