@@ -102,6 +102,10 @@ int cached_device_attribute(int fallback) {
   return cached[dev] - 1;
 }
 std::atomic<bool> g_clusters_off{false};  // force_no_clusters (tests)
+// A kernel of this library's build. The PTX version it was compiled from says whether the kernels
+// that run contain the griddepcontrol instructions: pdl_wait() compiles to nothing below sm_90, so a
+// build for older architectures JIT-compiled on an sm_90 GPU must not launch with the PDL attribute.
+__global__ void pdl_probe_kernel() {}
 }  // namespace
 
 int device_sm_count() {
@@ -111,7 +115,19 @@ int device_sm_count() {
 bool device_has_clusters() {
   return !g_clusters_off.load(std::memory_order_relaxed) && cached_device_attribute<cudaDevAttrClusterLaunch>(0) != 0;
 }
-bool device_has_pdl() { return cached_device_attribute<cudaDevAttrComputeCapabilityMajor>(0) >= 9; }
+bool device_has_pdl() {
+  static int cached[64] = {};  // answer + 1; 0: not asked yet
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;
+  if (cached[dev] == 0) {
+    bool on = cached_device_attribute<cudaDevAttrComputeCapabilityMajor>(0) >= 9;
+    cudaFuncAttributes fa{};
+    if (on) on = cudaFuncGetAttributes(&fa, pdl_probe_kernel) == cudaSuccess && fa.ptxVersion >= 90;
+    cudaGetLastError();  // a failed query is not the caller's error
+    cached[dev] = on ? 2 : 1;
+  }
+  return cached[dev] == 2;
+}
 void force_no_clusters(bool off) { g_clusters_off.store(off, std::memory_order_relaxed); }
 }  // namespace detail
 
@@ -176,7 +192,7 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   //   8.13 us against tcv's 9.69 / 10.23, Llama-3-8B q_proj M = 2 9.12 against gemv's 10.14, Llama-3-8B
   //   down M = 4 21.07 against 22.64, Llama-3-70B q_proj (67 M) M = 4 23.04 against 24.75 (-pdl8);
   //   Llama-3-8B gate_up (117 M) stays on tcv (33.8 against 39.7 us at M = 2).
-  if (pdl) {
+  if (pdl && detail::device_has_pdl()) {  // only where the launches really overlap
     const double wts = static_cast<double>(w.N) * static_cast<double>(w.K);
     if (M <= 4 && w.K <= 512 && w.N <= 2048) return Kernel::gemv;
     if (M <= 16 && w.K >= 4096 && wts < 8.0e6) return Kernel::tcv;

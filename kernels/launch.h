@@ -64,7 +64,9 @@ int device_sm_count();
 // Whether the current device launches thread-block clusters (sm_90 and later): the cluster split-K
 // paths of gemv and tcv run only there.
 bool device_has_clusters();
-// Whether the current device honours programmatic dependent launch (sm_90 and later; LinearArgs::pdl).
+// Whether launches with programmatic dependent launch are safe and useful here (LinearArgs::pdl): an
+// sm_90 or later device running kernels compiled for sm_90 or later (not JIT-compiled from older PTX,
+// where pdl_wait() is empty).
 bool device_has_pdl();
 // Tests only: true makes device_has_clusters() false, so gemv and tcv plan as on a GPU without
 // clusters (cross-CTA splits through the workspace; tcv's one pass where that rule applies); false

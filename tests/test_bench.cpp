@@ -178,9 +178,14 @@ TEST_CASE("bench TOTAL rows sum the best passing kernel against the fp16 referen
   CHECK(t[0].missing == 1);
   CHECK(t[0].ratio == 0);
   CHECK(t[1].missing == 0);  // the passing automatic_pdl row still covers shape a in the +pdl total
-  // Without launch-mode rows there is no +pdl total.
+  // Without launch-mode rows there is no +pdl total, and with launch-mode rows only no plain one.
+  const Row pdl_row = rows.back();
   rows.pop_back();
   CHECK(make_totals(rows).size() == 1);
+  t = make_totals({rows[0], pdl_row});
+  REQUIRE(t.size() == 1);
+  CHECK(t[0].pdl);
+  CHECK(t[0].missing == 0);
 }
 
 TEST_CASE("bench dispatch audit names automatic rows slower than another verified kernel") {

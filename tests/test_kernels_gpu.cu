@@ -365,6 +365,47 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
   gpu::detail::tcw_force_plan(0);
 }
 
+TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and stays exact") {
+  // Shapes of the three PDL rules of choose_kernel: 2048 x 512 (short narrow rows: gemv up to M = 4),
+  // 1024 x 4096 (K >= 4096 below 8 M weights: tcv up to M = 16) and 2048 x 5120 (10.5 M weights:
+  // tcw at M = 2..8). The choice is checked where the device runs PDL, the result everywhere (the
+  // producer writes A late, as in the test above).
+  Stream st;
+  const bool pdl = gpu::detail::device_has_pdl();
+  uint64_t seed = 9700;
+  struct Case {
+    int64_t N, K, M;
+    gpu::Kernel want;
+  };
+  const std::vector<Case> cases = {{2048, 512, 1, gpu::Kernel::gemv},   {2048, 512, 4, gpu::Kernel::gemv},
+                                   {1024, 4096, 2, gpu::Kernel::tcv},   {1024, 4096, 16, gpu::Kernel::tcv},
+                                   {2048, 5120, 2, gpu::Kernel::tcw},   {2048, 5120, 8, gpu::Kernel::tcw}};
+  for (const Case& c : cases) {
+    const QuantizedTensor q = make_exact_weights(4, 1, c.N, c.K, seed++);
+    const DeviceWeights w(q);
+    const std::vector<float> A = make_exact_activations(c.M, c.K, seed++);
+    std::vector<float> ref(size_t(c.M * c.N));
+    gemm_ref(A.data(), c.M, q.view(), ref.data());
+    const Act act = Act::f16;
+    const gpu::Kernel chosen = gpu::choose_kernel(c.M, w.view, act, false, true);
+    if (pdl && (c.want != gpu::Kernel::tcw || gpu::tcw_supported()))
+      CHECK_MESSAGE(chosen == c.want, "N=", c.N, " K=", c.K, " M=", c.M, ": chose ", gpu::kernel_name(chosen));
+    const DeviceBuf<uint16_t> src(to_act(act, A));
+    DeviceBuf<uint16_t> dA(size_t(c.M * c.K)), dC(size_t(c.M * c.N));
+    dA.poison();
+    CUDA_REQUIRE(cudaMemset(dC.p, 0, dC.n * sizeof(uint16_t)));
+    DeviceBuf<char> ws(gpu::linear_workspace_bytes(c.M, w.view, act));  // automatic: covers the PDL choice
+    CUDA_REQUIRE(cudaMemset(ws.p, 0, std::max<size_t>(ws.n, 1)));
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    slow_producer<<<8, 256, 0, st.s>>>(src.p, dA.p, int64_t(dA.n), dC.p, int64_t(dC.n), 200000);
+    CUDA_REQUIRE(cudaGetLastError());
+    REQUIRE(launch_pdl(gpu::Kernel::automatic, act, w, dA.p, dC.p, c.M, ws, st.s, true));
+    CUDA_REQUIRE(cudaStreamSynchronize(st.s));
+    const int64_t bad = first_mismatch(dC.host(), to_act(act, ref));
+    CHECK_MESSAGE(bad < 0, "pdl automatic N=", c.N, " K=", c.K, " M=", c.M, ": first wrong element ", bad);
+  }
+}
+
 TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results of the plain calls") {
   // y = W2 (W1 x) with x written by a slow producer, every call with the flag (each launch also lets
   // the next one start early), against the same chain without it: equal bit for bit. 1024 x 1024

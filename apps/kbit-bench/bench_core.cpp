@@ -129,14 +129,14 @@ std::vector<Total> make_totals(const std::vector<Row>& rows) {
   // Shapes of each model in first-seen order; the fp16 reference per (shape key).
   std::map<std::string, std::vector<std::string>> model_shapes;
   std::map<std::string, double> fp16;  // shape_key -> fastest fp16 reference
-  std::set<std::string> combos;        // model|M|bits|dtype|hot of kbit rows
+  std::set<std::string> combos;        // model|M|bits|dtype|hot of plain kbit rows
   struct Best {
     double us = 0;
     std::string kernel;
   };
   // shape_key|bits|dtype -> fastest passing kbit row: [0] plain launches only, [1] launch-mode rows too
   std::map<std::string, Best> best[2];
-  std::set<std::string> mode_combos;  // combos that have a passing timed launch-mode row
+  std::set<std::string> mode_combos;  // combos that have a launch-mode row
   for (const Row& r : rows) {
     auto& v = model_shapes[r.model];
     if (std::find(v.begin(), v.end(), r.shape) == v.end()) v.push_back(r.shape);
@@ -147,11 +147,10 @@ std::vector<Total> make_totals(const std::vector<Row>& rows) {
     if (r.kind == "kbit") {
       const std::string combo = r.model + "\x1f" + std::to_string(r.M) + "\x1f" + std::to_string(r.bits) + "\x1f" +
                                 r.dtype + "\x1f" + (r.hot ? "1" : "0");
-      combos.insert(combo);
+      const bool mode = is_launch_mode_row(r);
+      (mode ? mode_combos : combos).insert(combo);
       if (r.timed() && r.verify == "PASS") {
         const std::string k = shape_key(r) + "|" + std::to_string(r.bits) + "|" + r.dtype;
-        const bool mode = is_launch_mode_row(r);
-        if (mode) mode_combos.insert(combo);
         for (int m = mode ? 1 : 0; m < 2; ++m) {
           auto it = best[m].find(k);
           if (it == best[m].end() || r.us.median < it->second.us) best[m][k] = {r.us.median, r.kernel};
@@ -160,9 +159,12 @@ std::vector<Total> make_totals(const std::vector<Row>& rows) {
     }
   }
   std::vector<Total> out;
-  for (const std::string& c : combos)
+  // Plain totals for the combinations with plain rows, +pdl totals for those with launch-mode rows.
+  std::set<std::string> all = combos;
+  all.insert(mode_combos.begin(), mode_combos.end());
+  for (const std::string& c : all)
   for (int m = 0; m < 2; ++m) {
-    if (m == 1 && !mode_combos.count(c)) continue;
+    if (!(m == 0 ? combos : mode_combos).count(c)) continue;
     std::vector<std::string> f;
     size_t p = 0;
     for (size_t q; (q = c.find('\x1f', p)) != std::string::npos; p = q + 1) f.push_back(c.substr(p, q - p));

@@ -790,12 +790,14 @@ Runner::Timing Runner::time_case(const CaseSpec& c, int warmup, int iters) {
       gpu::LinearArgs a;
       a.A = m.dA.data(), a.C = m.C.data(), a.M = m.rows, a.act = act, a.w = w, a.kernel = dense_kernel(c.kernel);
       a.workspace = wsb ? m.ws.data() : nullptr, a.workspace_bytes = wsb, a.cublas = m.cublas, a.stream = m.stream;
+      a.pdl = m.opt.pdl;
       s = gpu::linear(a);
     } else {
       gpu::MoeArgs a;
       a.A = m.dA.data(), a.C = m.C.data(), a.expert_offsets = m.d_offsets.as<int32_t>(), a.total_rows = m.rows;
       a.act = act, a.w = w, a.kernel = moe_kernel(c.kernel), a.max_rows_per_expert_hint = int(m.plan.max_rows);
       a.workspace = wsb ? m.ws.data() : nullptr, a.workspace_bytes = wsb, a.stream = m.stream;
+      a.pdl = m.opt.pdl;
       s = gpu::moe_linear(a);
     }
     if (s != gpu::Status::ok) throw CudaFailure(std::string("timed launch returned ") + gpu::status_name(s));

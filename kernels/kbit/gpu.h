@@ -74,7 +74,8 @@ struct LinearArgs {
   size_t workspace_bytes = 0;
   cublasHandle_t cublas = nullptr;  // needed only by dequant_cublas (its stream is set per call)
   cudaStream_t stream = nullptr;
-  // Programmatic dependent launch (sm_90; ignored elsewhere). Set it only when the work queued
+  // Programmatic dependent launch (sm_90 kernels on an sm_90+ GPU; ignored elsewhere, including
+  // builds JIT-compiled from older PTX). Set it only when the work queued
   // before this call on `stream` does not write w's memory (packed words, absmax, codebook): the
   // gemv, tcv and tcw (M <= 32) launches may then start while that work drains, stage the
   // codebook (the small-grid plans also issue their first weight loads), and wait for it before
@@ -94,7 +95,7 @@ Status linear(const LinearArgs& args);
 // What dispatch picks for this case (the kernel `automatic` runs; dequant_cublas only when a
 // cuBLAS handle is given).
 // `pdl`: the choice for a call with LinearArgs::pdl, where the launch overlap changes which kernel
-// is fastest on some shapes.
+// is fastest on some shapes (the same as without it where the device or build has no PDL).
 Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas = true, bool pdl = false);
 // How many times `kernel` (not automatic: pass choose_kernel's answer) rounds W' to the activation
 // dtype: 1 (W' = rn(cb * scale)), or 2 for the pair-table decode at k = 4 with w.half_cb
