@@ -322,6 +322,17 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
   // the first launch start.
   Stream st;
   std::printf("programmatic dependent launch on this device: %s\n", gpu::detail::device_has_pdl() ? "yes" : "no");
+  {
+    // This build (the library's architectures are the test's) for sm_90 on an sm_90 GPU must run
+    // PDL: device_has_pdl's probe must not turn it off there.
+    bool built_for_sm90 = false;
+#ifdef __CUDA_ARCH_LIST__
+    for (int arch : {__CUDA_ARCH_LIST__}) built_for_sm90 |= arch >= 900 && arch < 1000;
+#endif
+    int major = 0;
+    CUDA_REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+    if (major == 9 && built_for_sm90) CHECK(gpu::detail::device_has_pdl());
+  }
   uint64_t seed = 9100;
   auto check = [&](const std::vector<gpu::Kernel>& kernels, const char* label) {
     for (int bits : {2, 4, 5})
