@@ -209,6 +209,17 @@ TEST_CASE("bench dispatch audit names automatic rows slower than another verifie
   CHECK(rows[a.misses[0].automatic].shape == "b");
   CHECK(rows[a.misses[0].best].kernel == "tcv");
   CHECK(a.misses[0].slowdown == doctest::Approx(10.0 / 7.0));
+  // automatic_pdl competes with the per-kernel PDL rows only, automatic with the plain ones only.
+  {
+    auto pdlrow = [](const std::string& kernel, double us) { return make_row("p", 1, "kbit", kernel, us); };
+    std::vector<Row> pr = {pdlrow("tcv", 5.0), pdlrow("tcw_pdl", 6.0), pdlrow("tcv_pdl", 9.0),
+                           pdlrow("automatic_pdl", 9.0), pdlrow("automatic", 5.1)};
+    const DispatchAudit pa = dispatch_audit(pr);
+    CHECK(pa.automatic_rows == 2);
+    REQUIRE(pa.misses.size() == 1);
+    CHECK(pr[pa.misses[0].automatic].kernel == "automatic_pdl");
+    CHECK(pr[pa.misses[0].best].kernel == "tcw_pdl");
+  }
   // overlapping spreads are not a miss even above the margin
   std::vector<Row> noisy = {make_row("a", 1, "kbit", "tcv", 10.0), autorow("a", 1, 10.6, "gemv")};
   noisy[1].us = stats_of({9.0, 10.6, 12.0});

@@ -102,21 +102,26 @@ DispatchAudit dispatch_audit(const std::vector<Row>& rows, double margin) {
     return r.model + "|" + r.shape + "|" + std::to_string(r.M) + "|" + std::to_string(r.bits) + "|" + r.dtype +
            (r.hot ? "|hot" : "|cold");
   };
-  std::map<std::string, size_t> best;  // case -> fastest other kernel
+  // [0]: plain kernels, the competitors of `automatic`; [1]: the per-kernel PDL rows (gemv_pdl, ...),
+  // the competitors of `automatic_pdl`.
+  std::map<std::string, size_t> best[2];  // case -> fastest other kernel
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    if (r.kind != "kbit" || !r.timed() || r.verify != "PASS" || r.kernel == "automatic" || r.kernel == "v0" ||
-        is_launch_mode_row(r))
+    if (r.kind != "kbit" || !r.timed() || r.verify != "PASS" || r.kernel == "automatic" ||
+        r.kernel == "automatic_pdl" || r.kernel == "v0")
       continue;
-    auto [it, fresh] = best.emplace(case_key(r), i);
+    auto [it, fresh] = best[is_launch_mode_row(r) ? 1 : 0].emplace(case_key(r), i);
     if (!fresh && r.us.median < rows[it->second].us.median) it->second = i;
   }
   DispatchAudit a;
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    if (r.kind != "kbit" || r.kernel != "automatic" || !r.timed() || r.verify != "PASS") continue;
-    const auto it = best.find(case_key(r));
-    if (it == best.end()) continue;
+    if (r.kind != "kbit" || (r.kernel != "automatic" && r.kernel != "automatic_pdl") || !r.timed() ||
+        r.verify != "PASS")
+      continue;
+    const auto& b_map = best[r.kernel == "automatic_pdl" ? 1 : 0];
+    const auto it = b_map.find(case_key(r));
+    if (it == b_map.end()) continue;
     ++a.automatic_rows;
     const Row& b = rows[it->second];
     if (r.us.median > b.us.median * (1.0 + margin) && r.us.min > b.us.max)

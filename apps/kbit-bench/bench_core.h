@@ -102,8 +102,8 @@ std::vector<Total> make_totals(const std::vector<Row>& rows);
 
 // ---- dispatch audit: did `automatic` pick the fastest kernel? ----
 // For each timed PASS `automatic` row, the fastest timed PASS kbit row of the same (model, shape,
-// M, bits, dtype, hot) among the other kernels (v0 excluded: it is the slow oracle; launch-mode rows
-// excluded: they are automatic itself). A miss when
+// M, bits, dtype, hot) among the other plain kernels (v0 excluded: it is the slow oracle); for each
+// `automatic_pdl` row, the fastest of the per-kernel PDL rows (gemv_pdl, tcv_pdl, tcw_pdl) when any ran. A miss when
 // automatic's median exceeds that row's by more than `margin` (relative) and its fastest replay
 // is slower than the other row's slowest (outside both spreads). Indices into `rows`.
 struct DispatchMiss {
