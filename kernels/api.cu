@@ -89,17 +89,23 @@ Status run_dequant_cublas(const LinearArgs& a) {
 
 namespace detail {
 namespace {
-// Attribute `attr` of the current device, asked once per device (`fallback` when there is none).
-template <cudaDeviceAttr attr>
-int cached_device_attribute(int fallback) {
+// query(dev) for the current device, asked once per device and per query type (`fallback` when
+// there is no device). Values must be >= -1.
+template <class Query>
+int cached_per_device(int fallback, Query query) {
   static int cached[64] = {};  // value + 1; 0: not asked yet
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return fallback;
-  if (cached[dev] == 0) {
-    int v = 0;
-    cached[dev] = (cudaDeviceGetAttribute(&v, attr, dev) == cudaSuccess ? v : fallback) + 1;
-  }
+  if (cached[dev] == 0) cached[dev] = query(dev) + 1;
   return cached[dev] - 1;
+}
+// Attribute `attr` of the current device (`fallback` when there is none or the query fails).
+template <cudaDeviceAttr attr>
+int cached_device_attribute(int fallback) {
+  return cached_per_device(fallback, [fallback](int dev) {
+    int v = 0;
+    return cudaDeviceGetAttribute(&v, attr, dev) == cudaSuccess ? v : fallback;
+  });
 }
 std::atomic<bool> g_clusters_off{false};  // force_no_clusters (tests)
 // A kernel of this library's build. The PTX version it was compiled from says whether the kernels
@@ -116,17 +122,13 @@ bool device_has_clusters() {
   return !g_clusters_off.load(std::memory_order_relaxed) && cached_device_attribute<cudaDevAttrClusterLaunch>(0) != 0;
 }
 bool device_has_pdl() {
-  static int cached[64] = {};  // answer + 1; 0: not asked yet
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;
-  if (cached[dev] == 0) {
-    bool on = cached_device_attribute<cudaDevAttrComputeCapabilityMajor>(0) >= 9;
-    cudaFuncAttributes fa{};
-    if (on) on = cudaFuncGetAttributes(&fa, pdl_probe_kernel) == cudaSuccess && fa.ptxVersion >= 90;
-    cudaGetLastError();  // a failed query is not the caller's error
-    cached[dev] = on ? 2 : 1;
-  }
-  return cached[dev] == 2;
+  return cached_per_device(0, [](int) {
+           if (cached_device_attribute<cudaDevAttrComputeCapabilityMajor>(0) < 9) return 0;
+           cudaFuncAttributes fa{};
+           const bool built = cudaFuncGetAttributes(&fa, pdl_probe_kernel) == cudaSuccess && fa.ptxVersion >= 90;
+           cudaGetLastError();  // a failed query is not the caller's error
+           return built ? 1 : 0;
+         }) != 0;
 }
 void force_no_clusters(bool off) { g_clusters_off.store(off, std::memory_order_relaxed); }
 }  // namespace detail
@@ -192,11 +194,11 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   //   8.13 us against tcv's 9.69 / 10.23, Llama-3-8B q_proj M = 2 9.12 against gemv's 10.14, Llama-3-8B
   //   down M = 4 21.07 against 22.64, Llama-3-70B q_proj (67 M) M = 4 23.04 against 24.75 (-pdl8);
   //   Llama-3-8B gate_up (117 M) stays on tcv (33.8 against 39.7 us at M = 2).
+  const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
   if (pdl && detail::device_has_pdl()) {  // only where the launches really overlap
-    const double wts = static_cast<double>(w.N) * static_cast<double>(w.K);
     if (M <= 4 && w.K <= 512 && w.N <= 2048) return Kernel::gemv;
-    if (M <= 16 && w.K >= 4096 && wts < 8.0e6) return Kernel::tcv;
-    if (M >= 2 && M <= 8 && tcw_supported() && w.K >= 4096 && wts >= 8.0e6 && wts < 100.0e6 &&
+    if (M <= 16 && w.K >= 4096 && weights < 8.0e6) return Kernel::tcv;
+    if (M >= 2 && M <= 8 && tcw_supported() && w.K >= 4096 && weights >= 8.0e6 && weights < 100.0e6 &&
         !detail::tcv_latency_plan(M, w, act))
       return Kernel::tcw;
   }
@@ -208,7 +210,6 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // With the k = 4 pair table (2026-11-25-h100-tcvpairs) tcv also wins M = 2 from ~50 M weights
   // (Llama-3-8B down, 58.7 M: 22.6 vs 23.5 us; Llama-3-70B gate_up 122.3 vs 131.2) and loses
   // below (GLM shared_experts.gate_up, 41.9 M: 19.0 vs 17.3); gemv keeps M = 1 (105.6 vs 118.6).
-  const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
   if (M == 2 && w.K > 512 && weights >= 50.0e6 && detail::tcv_uses_pairs(w, false)) return Kernel::tcv;
   // Where tcv runs one pass without cross-CTA split-K (short K on narrow weights,
   // bench/results/2026-11-25-h100-tcvshortk) it beats gemv at M = 1..2 from ~4 M weights (Qwen3
@@ -304,7 +305,10 @@ size_t linear_workspace_bytes(int64_t M, const TiledView& w, Act act, Kernel ker
   }
 }
 
-Status linear(const LinearArgs& a) {
+Status linear(const LinearArgs& args) {
+  // The launchers follow a.pdl as it is: it stays on only where PDL is live.
+  LinearArgs a = args;
+  a.pdl = args.pdl && detail::device_has_pdl();
   if (Status s = check_weights(a.w, true); s != Status::ok) return s;
   if (Status s = check_act(a.A, a.C, a.M, "M"); s != Status::ok) return s;
   if (a.act != Act::f16 && a.act != Act::bf16) return fail(Status::bad_dtype, "act must be f16 or bf16");
@@ -375,6 +379,7 @@ Status moe_linear(const MoeArgs& a) {
   if (a.total_rows > (1LL << 30)) return fail(Status::bad_shape, "total_rows above 2^30 is not supported");
   if (a.total_rows == 0) return ok();
   MoeArgs b = a;
+  b.pdl = a.pdl && detail::device_has_pdl();  // the launchers follow b.pdl as it is
   if (b.max_rows_per_expert_hint <= 0) {
     const int64_t active = std::max<int64_t>(1, std::min<int64_t>(a.w.E, a.total_rows));
     b.max_rows_per_expert_hint = static_cast<int>((a.total_rows + active - 1) / active);

@@ -313,9 +313,9 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   const T* A = static_cast<const T*>(a.A);
   T* C = static_cast<T*>(a.C);
   const int M = static_cast<int>(a.M);
-  const bool pdl = a.pdl && device_has_pdl();
-  if (!cluster) return launch_ex(gemv_kernel<ACT, KB, MV, false>, grid, kGemvThreads, 0, a.stream, 1, pdl, A, C, M, a.w, sk);
-  return launch_ex(gemv_kernel<ACT, KB, MV, true>, grid, kGemvThreads, 0, a.stream, grid.y, pdl, A, C, M, a.w, sk);
+  if (!cluster)
+    return launch_ex(gemv_kernel<ACT, KB, MV, false>, grid, kGemvThreads, 0, a.stream, 1, a.pdl, A, C, M, a.w, sk);
+  return launch_ex(gemv_kernel<ACT, KB, MV, true>, grid, kGemvThreads, 0, a.stream, grid.y, a.pdl, A, C, M, a.w, sk);
 }
 
 template <Act ACT, int KB>
@@ -341,7 +341,7 @@ cudaError_t launch_grouped(const MoeArgs& a) {
   const int64_t items = moe_max_items(a.w.E, a.total_rows, MV);
   if (items == 0) return cudaSuccess;
   const dim3 grid(static_cast<unsigned>(items), static_cast<unsigned>((a.w.N + kGemvRows - 1) / kGemvRows));
-  return launch_ex(grouped_gemv_kernel<ACT, KB, MV>, grid, kGemvThreads, 0, a.stream, 1, a.pdl && device_has_pdl(),
+  return launch_ex(grouped_gemv_kernel<ACT, KB, MV>, grid, kGemvThreads, 0, a.stream, 1, a.pdl,
                    static_cast<const T*>(a.A), static_cast<T*>(a.C), a.expert_offsets, a.w);
 }
 

@@ -66,7 +66,8 @@ int device_sm_count();
 bool device_has_clusters();
 // Whether launches with programmatic dependent launch are safe and useful here (LinearArgs::pdl): an
 // sm_90 or later device running kernels compiled for sm_90 or later (not JIT-compiled from older PTX,
-// where pdl_wait() is empty).
+// where pdl_wait() is empty). linear() and moe_linear() clear the flag where it is false, so the
+// launchers follow args.pdl as it is.
 bool device_has_pdl();
 // Tests only: true makes device_has_clusters() false, so gemv and tcv plan as on a GPU without
 // clusters (cross-CTA splits through the workspace; tcv's one pass where that rule applies); false

@@ -421,12 +421,11 @@ cudaError_t launch_tcv_t(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
   const T* A = static_cast<const T*>(a.A);
   T* C = static_cast<T*>(a.C);
   const int M = static_cast<int>(a.M);
-  const bool pdl = a.pdl && device_has_pdl();
   if (p.cluster || p.short_k)
     return launch_ex(tcv_kernel<ACT, KB, NT, PR, true>, grid, kTcvThreads, tcv_dyn_smem(PR), a.stream,
-                     p.cluster ? grid.y : 1, pdl, A, C, M, a.w, sk, p.kw);
-  return launch_ex(tcv_kernel<ACT, KB, NT, PR, false>, grid, kTcvThreads, tcv_dyn_smem(PR), a.stream, 1, pdl, A, C, M,
-                   a.w, sk, p.kw);
+                     p.cluster ? grid.y : 1, a.pdl, A, C, M, a.w, sk, p.kw);
+  return launch_ex(tcv_kernel<ACT, KB, NT, PR, false>, grid, kTcvThreads, tcv_dyn_smem(PR), a.stream, 1, a.pdl, A, C,
+                   M, a.w, sk, p.kw);
 }
 
 template <Act ACT, int KB, bool PR>
@@ -448,9 +447,8 @@ cudaError_t launch_grouped_t(const MoeArgs& a, int kw) {
   if (items == 0) return cudaSuccess;
   const int64_t rows = tcv_rows_per_cta(kw);
   const dim3 grid(static_cast<unsigned>(items), static_cast<unsigned>((a.w.N + rows - 1) / rows));
-  return launch_ex(grouped_tcv_kernel<ACT, KB, NT, PR>, grid, kTcvThreads, tcv_dyn_smem(PR), a.stream, 1,
-                   a.pdl && device_has_pdl(), static_cast<const T*>(a.A), static_cast<T*>(a.C), a.expert_offsets,
-                   a.w, kw);
+  return launch_ex(grouped_tcv_kernel<ACT, KB, NT, PR>, grid, kTcvThreads, tcv_dyn_smem(PR), a.stream, 1, a.pdl,
+                   static_cast<const T*>(a.A), static_cast<T*>(a.C), a.expert_offsets, a.w, kw);
 }
 
 // Grouped: rows per work item from the expected rows per active expert (8 or 16); K split inside

@@ -687,7 +687,7 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   // to 0.66x (Qwen3 dense.gate_up M = 64 18.5 -> 26.5 us; bench/results/2026-11-25-h100-pdl4). The
   // kernels of the larger tiles are compiled without the PDL instructions (tcw_reduce_kernel, shared
   // by all tiles, has them: without the attribute they do nothing).
-  const bool pdl = a.pdl && MN == 32 && device_has_pdl();
+  const bool pdl = a.pdl && MN == 32;
   const dim3 pgrid(static_cast<unsigned>((rows16 + 255) / 256));
   if (cudaError_t e = launch_ex(tcw_permute_kernel<ACT, (KB <= 3 || PR), MN>, pgrid, 256, 0, a.stream, 1, pdl,
                                 static_cast<const T*>(a.A), permuted, static_cast<int>(a.M), a.w.K, rows16);

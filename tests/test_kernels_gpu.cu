@@ -53,6 +53,7 @@ struct DeviceBuf {
     return h;
   }
   void poison() { CUDA_REQUIRE(cudaMemset(p, 0xff, std::max<size_t>(n, 1) * sizeof(T))); }
+  void zero() { CUDA_REQUIRE(cudaMemset(p, 0, std::max<size_t>(n, 1) * sizeof(T))); }
 };
 
 struct DeviceWeights {
@@ -293,6 +294,20 @@ __global__ void slow_producer(const uint16_t* __restrict__ src, uint16_t* A, int
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < noff; i += stride) off[i] = osrc[i];
 }
 
+// Queues slow_producer on the idle device (it writes A from `src`, the MoE routing from `osrc` when
+// given, and poisons C), then `call`, the work under test, on the same stream; returns when both
+// are done.
+template <class Call>
+void behind_slow_producer(cudaStream_t s, const DeviceBuf<uint16_t>& src, DeviceBuf<uint16_t>& A, DeviceBuf<uint16_t>& C,
+                          Call&& call, const DeviceBuf<int32_t>* osrc = nullptr, DeviceBuf<int32_t>* off = nullptr) {
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  slow_producer<<<8, 256, 0, s>>>(src.p, A.p, int64_t(A.n), C.p, int64_t(C.n), 200000, osrc ? osrc->p : nullptr,
+                                  off ? off->p : nullptr, off ? int64_t(off->n) : 0);
+  CUDA_REQUIRE(cudaGetLastError());
+  call();
+  CUDA_REQUIRE(cudaStreamSynchronize(s));
+}
+
 struct Stream {
   cudaStream_t s = nullptr;
   Stream() { CUDA_REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
@@ -350,15 +365,12 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
             for (gpu::Kernel kernel : kernels) {
               DeviceBuf<uint16_t> dA(size_t(M * K)), dC(size_t(M * N));
               dA.poison();  // NaN until the producer writes it
-              CUDA_REQUIRE(cudaMemset(dC.p, 0, dC.n * sizeof(uint16_t)));
-              const size_t wsb = gpu::linear_workspace_bytes(M, w.view, act, kernel);
-              DeviceBuf<char> ws(wsb);
-              CUDA_REQUIRE(cudaMemset(ws.p, 0, std::max<size_t>(wsb, 1)));
-              CUDA_REQUIRE(cudaDeviceSynchronize());
-              slow_producer<<<8, 256, 0, st.s>>>(src.p, dA.p, int64_t(dA.n), dC.p, int64_t(dC.n), 200000);
-              CUDA_REQUIRE(cudaGetLastError());
-              if (!launch_pdl(kernel, act, w, dA.p, dC.p, M, ws, st.s, true)) continue;
-              CUDA_REQUIRE(cudaStreamSynchronize(st.s));
+              dC.zero();
+              DeviceBuf<char> ws(gpu::linear_workspace_bytes(M, w.view, act, kernel));
+              ws.zero();
+              bool ran = false;
+              behind_slow_producer(st.s, src, dA, dC, [&] { ran = launch_pdl(kernel, act, w, dA.p, dC.p, M, ws, st.s, true); });
+              if (!ran) continue;
               const int64_t bad = first_mismatch(dC.host(), want);
               CHECK_MESSAGE(bad < 0, label, gpu::kernel_name(kernel), " k=", bits, " N=", N, " K=", K, " M=", M, " ",
                             act_name(act), ": first wrong element ", bad);
@@ -404,14 +416,11 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
     const DeviceBuf<uint16_t> src(to_act(act, A));
     DeviceBuf<uint16_t> dA(size_t(c.M * c.K)), dC(size_t(c.M * c.N));
     dA.poison();
-    CUDA_REQUIRE(cudaMemset(dC.p, 0, dC.n * sizeof(uint16_t)));
+    dC.zero();
     DeviceBuf<char> ws(gpu::linear_workspace_bytes(c.M, w.view, act));  // automatic: covers the PDL choice
-    CUDA_REQUIRE(cudaMemset(ws.p, 0, std::max<size_t>(ws.n, 1)));
-    CUDA_REQUIRE(cudaDeviceSynchronize());
-    slow_producer<<<8, 256, 0, st.s>>>(src.p, dA.p, int64_t(dA.n), dC.p, int64_t(dC.n), 200000);
-    CUDA_REQUIRE(cudaGetLastError());
-    REQUIRE(launch_pdl(gpu::Kernel::automatic, act, w, dA.p, dC.p, c.M, ws, st.s, true));
-    CUDA_REQUIRE(cudaStreamSynchronize(st.s));
+    ws.zero();
+    behind_slow_producer(st.s, src, dA, dC,
+                         [&] { REQUIRE(launch_pdl(gpu::Kernel::automatic, act, w, dA.p, dC.p, c.M, ws, st.s, true)); });
     const int64_t bad = first_mismatch(dC.host(), to_act(act, ref));
     CHECK_MESSAGE(bad < 0, "pdl automatic N=", c.N, " K=", c.K, " M=", c.M, ": first wrong element ", bad);
   }
@@ -441,14 +450,12 @@ TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results
           y.poison();
           const size_t wsb = std::max(gpu::linear_workspace_bytes(M, w1.view, act), gpu::linear_workspace_bytes(M, w2.view, act));
           DeviceBuf<char> ws1(wsb), ws2(wsb);
-          CUDA_REQUIRE(cudaMemset(ws1.p, 0, std::max<size_t>(wsb, 1)));
-          CUDA_REQUIRE(cudaMemset(ws2.p, 0, std::max<size_t>(wsb, 1)));
-          CUDA_REQUIRE(cudaDeviceSynchronize());
-          slow_producer<<<8, 256, 0, st.s>>>(src.p, dA.p, int64_t(dA.n), y.p, int64_t(y.n), 200000);
-          CUDA_REQUIRE(cudaGetLastError());
-          REQUIRE(launch_pdl(gpu::Kernel::automatic, act, w1, dA.p, h.p, M, ws1, st.s, pdl));
-          REQUIRE(launch_pdl(gpu::Kernel::automatic, act, w2, h.p, y.p, M, ws2, st.s, pdl));
-          CUDA_REQUIRE(cudaStreamSynchronize(st.s));
+          ws1.zero();
+          ws2.zero();
+          behind_slow_producer(st.s, src, dA, y, [&] {
+            REQUIRE(launch_pdl(gpu::Kernel::automatic, act, w1, dA.p, h.p, M, ws1, st.s, pdl));
+            REQUIRE(launch_pdl(gpu::Kernel::automatic, act, w2, h.p, y.p, M, ws2, st.s, pdl));
+          });
           out[pdl] = y.host();
         }
         bool nan = false;
@@ -493,18 +500,18 @@ TEST_CASE("gpu: with MoeArgs::pdl the grouped kernels wait for the routing and A
           DeviceBuf<uint16_t> dA(size_t(rows * c.K)), dC(size_t(rows * c.N));
           DeviceBuf<int32_t> dOff(off.size());
           dA.poison();
-          CUDA_REQUIRE(cudaMemset(dC.p, 0, dC.n * sizeof(uint16_t)));
-          CUDA_REQUIRE(cudaMemset(dOff.p, 0, dOff.n * sizeof(int32_t)));
-          CUDA_REQUIRE(cudaDeviceSynchronize());
-          slow_producer<<<8, 256, 0, st.s>>>(src.p, dA.p, int64_t(dA.n), dC.p, int64_t(dC.n), 200000, osrc.p, dOff.p,
-                                             int64_t(dOff.n));
-          CUDA_REQUIRE(cudaGetLastError());
+          dC.zero();
+          dOff.zero();
           gpu::MoeArgs a;
           a.A = dA.p, a.C = dC.p, a.expert_offsets = dOff.p, a.total_rows = rows, a.act = act, a.w = w.view;
           a.kernel = kernel, a.stream = st.s, a.pdl = true;
-          const gpu::Status s = gpu::moe_linear(a);
-          REQUIRE_MESSAGE(s == gpu::Status::ok, gpu::status_name(s), ": ", gpu::status_message());
-          CUDA_REQUIRE(cudaStreamSynchronize(st.s));
+          behind_slow_producer(
+              st.s, src, dA, dC,
+              [&] {
+                const gpu::Status s = gpu::moe_linear(a);
+                REQUIRE_MESSAGE(s == gpu::Status::ok, gpu::status_name(s), ": ", gpu::status_message());
+              },
+              &osrc, &dOff);
           const int64_t bad = first_mismatch(dC.host(), want);
           CHECK_MESSAGE(bad < 0, "pdl ", gpu::moe_kernel_name(kernel), " k=", bits, " E=", c.E, " N=", c.N, " K=", c.K,
                         " ", act_name(act), ": first wrong element ", bad);
