@@ -153,6 +153,10 @@ TEST_CASE("bench TOTAL rows sum the best passing kernel against the fp16 referen
       make_row("a", 1, "kbit", "automatic_pdl", 8.0),  // another launch mode: only in the +pdl total
   };
   rows[3].verify = "FAIL";
+  CHECK(kernel_of("tcv_pdl") == "tcv");
+  CHECK(kernel_of("automatic_pdl") == "automatic");
+  CHECK(kernel_of("automatic") == "automatic");
+  CHECK(kernel_of("_pdl") == "_pdl");  // a suffix needs a kernel in front of it
   CHECK(is_launch_mode_row(rows.back()));
   CHECK_FALSE(is_launch_mode_row(rows[2]));
   std::vector<Total> t = make_totals(rows);

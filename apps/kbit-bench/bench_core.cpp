@@ -88,9 +88,12 @@ void fill_ratios(std::vector<Row>& rows) {
   }
 }
 
-bool is_launch_mode_row(const Row& r) {
-  return r.kind == "kbit" && r.kernel.size() > 4 && r.kernel.compare(r.kernel.size() - 4, 4, "_pdl") == 0;
+std::string kernel_of(const std::string& name) {
+  const size_t n = name.size();
+  return n > 4 && name.compare(n - 4, 4, "_pdl") == 0 ? name.substr(0, n - 4) : name;
 }
+
+bool is_launch_mode_row(const Row& r) { return r.kind == "kbit" && kernel_of(r.kernel) != r.kernel; }
 
 bool is_fp16_reference(const Row& r) {
   if (r.kind != "baseline") return false;
@@ -107,8 +110,7 @@ DispatchAudit dispatch_audit(const std::vector<Row>& rows, double margin) {
   std::map<std::string, size_t> best[2];  // case -> fastest other kernel
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    if (r.kind != "kbit" || !r.timed() || r.verify != "PASS" || r.kernel == "automatic" ||
-        r.kernel == "automatic_pdl" || r.kernel == "v0")
+    if (r.kind != "kbit" || !r.timed() || r.verify != "PASS" || kernel_of(r.kernel) == "automatic" || r.kernel == "v0")
       continue;
     auto [it, fresh] = best[is_launch_mode_row(r) ? 1 : 0].emplace(case_key(r), i);
     if (!fresh && r.us.median < rows[it->second].us.median) it->second = i;
@@ -116,10 +118,8 @@ DispatchAudit dispatch_audit(const std::vector<Row>& rows, double margin) {
   DispatchAudit a;
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    if (r.kind != "kbit" || (r.kernel != "automatic" && r.kernel != "automatic_pdl") || !r.timed() ||
-        r.verify != "PASS")
-      continue;
-    const auto& b_map = best[r.kernel == "automatic_pdl" ? 1 : 0];
+    if (r.kind != "kbit" || kernel_of(r.kernel) != "automatic" || !r.timed() || r.verify != "PASS") continue;
+    const auto& b_map = best[is_launch_mode_row(r) ? 1 : 0];
     const auto it = b_map.find(case_key(r));
     if (it == b_map.end()) continue;
     ++a.automatic_rows;
@@ -283,8 +283,8 @@ std::vector<PlannedCase> plan_sweep(const verify::Catalogue& cat, const SweepOpt
               for (const std::string& k : *names) {
                 if (opt_in ? std::find(o.kernels.begin(), o.kernels.end(), k) == o.kernels.end() : !wanted(k)) continue;
                 if (k == "v0" && M > o.v0_max_m) continue;
-                if ((k == "gemv" || k == "gemv_pdl") && M > o.gemv_max_m) continue;
-                if ((k == "tcv" || k == "tcv_pdl") && M > o.tcv_max_m) continue;
+                if (kernel_of(k) == "gemv" && M > o.gemv_max_m) continue;
+                if (kernel_of(k) == "tcv" && M > o.tcv_max_m) continue;
                 plan.push_back({&s, M, bits, dt, k});
               }
             }

@@ -93,10 +93,13 @@ struct Total {
 };
 // The fp16 reference of one shape: cublas_f16 (dense) or the fastest MoE fp16 alternative.
 bool is_fp16_reference(const Row& r);
-// A kbit row timed in another launch mode than the plain API call: `automatic_pdl` (automatic with
-// LinearArgs::pdl / MoeArgs::pdl, programmatic dependent launch -- a promise from the caller that
-// cuBLAS rows do not make), and the opt-in `gemv_pdl`, `tcv_pdl`, `tcw_pdl` (any name ending in _pdl). Such rows are reported with their ratios but stay out of the plain totals (they get
-// their own "+pdl" totals) and out of the dispatch audit's "fastest other kernel".
+// The kernel a bench kernel name runs: the name without its launch-mode suffix `_pdl`
+// (LinearArgs::pdl / MoeArgs::pdl, programmatic dependent launch -- a promise from the caller that
+// cuBLAS rows do not make): "tcv_pdl" -> "tcv", "automatic" -> "automatic".
+std::string kernel_of(const std::string& name);
+// A kbit row timed in another launch mode than the plain API call: `automatic_pdl` and the opt-in
+// `gemv_pdl`, `tcv_pdl`, `tcw_pdl`. Such rows are reported with their ratios but stay out of the
+// plain totals (they get their own "+pdl" totals) and out of the plain rows' dispatch audit.
 bool is_launch_mode_row(const Row& r);
 std::vector<Total> make_totals(const std::vector<Row>& rows);
 

@@ -53,9 +53,8 @@ struct Buf {
   T* as() const { return static_cast<T*>(p); }
 };
 
-gpu::Kernel dense_kernel(const std::string& name) {  // a trailing _pdl (launch mode) is not part of the kernel
-  const std::string k = name.size() > 4 && name.compare(name.size() - 4, 4, "_pdl") == 0
-                            ? name.substr(0, name.size() - 4) : name;
+gpu::Kernel dense_kernel(const std::string& name) {
+  const std::string k = kernel_of(name);  // the launch mode (_pdl) is not part of the kernel
   return k == "v0" ? gpu::Kernel::v0 : k == "gemv" ? gpu::Kernel::gemv : k == "mma" ? gpu::Kernel::mma
        : k == "tcv" ? gpu::Kernel::tcv : k == "tcw" ? gpu::Kernel::tcw
        : k == "dequant_cublas" ? gpu::Kernel::dequant_cublas : gpu::Kernel::automatic;
@@ -520,7 +519,7 @@ Row GpuBench::run(const PlannedCase& c) {
     m.ws.resize(wsb);
     if (wsb) ok(cudaMemsetAsync(m.ws.p, 0, wsb, m.stream), "zero workspace");  // gpu.h contract
     const bool pdl = is_launch_mode_row(r);  // automatic_pdl, gemv_pdl, tcv_pdl, tcw_pdl
-    const bool automatic = c.kernel == "automatic" || c.kernel == "automatic_pdl";
+    const bool automatic = kernel_of(c.kernel) == "automatic";
     if (dense && automatic) r.dispatch = gpu::kernel_name(gpu::choose_kernel(m.rows, m.view(0), act, true, pdl));
     if (!dense && automatic)
       r.dispatch = gpu::moe_kernel_name(gpu::choose_moe_kernel(m.rows, m.view(0), act, int(m.plans[0].max_rows)));
