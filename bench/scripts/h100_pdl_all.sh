@@ -6,20 +6,9 @@
 # `automatic_pdl` (BENCH) over ARMS (default "lat all"), REPS times (default 2), alternating.
 # Logs land in $OUT/run.tar.gz on any exit.
 set -u
-R=$PWD; T0=$SECONDS; BUDGET=${BUDGET:-560}
-W=/tmp/pdlall; rm -rf $W; mkdir -p $W
-finish() { tar -C $W -czf "$OUT/run.tar.gz" . ; cp $W/summary.txt "$OUT/" 2>/dev/null; }
-trap finish EXIT
-V=(.deps/gpu/kbit-verify --shapes "$R/data/shapes.json")
-s() { echo "$*" | tee -a $W/summary.txt; }
-left() { echo $((BUDGET - (SECONDS - T0))); }
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader | tee -a $W/summary.txt
-(cd .deps/gpu && timeout 150 ./kbit_tests_kernels > $W/kernels.txt 2>&1); s "kernels rc=$? after $((SECONDS - T0)) s"
-grep -E "assertions|Status|programmatic|ERROR" $W/kernels.txt | head -20 | tee -a $W/summary.txt
-(cd .deps/gpu && timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 ./kbit_tests_kernels -tc='*pdl*' \
-  > $W/memcheck.txt 2>&1); s "memcheck pdl doctests rc=$? after $((SECONDS - T0)) s"; tail -3 $W/memcheck.txt | tee -a $W/summary.txt
-(cd .deps/gpu && timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 ./kbit_tests_kernels -tc='*pdl*' \
-  > $W/racecheck.txt 2>&1); s "racecheck pdl doctests rc=$? after $((SECONDS - T0)) s"; tail -3 $W/racecheck.txt | tee -a $W/summary.txt
+source bench/scripts/lib/device_run.sh
+device_run_init /tmp/pdlall 560
+pdl_doctest_checks 150 120 150
 timeout 150 "${V[@]}" --quick --pdl --kernels gemv,tcv,tcw,automatic --json $W/verify-pdl.json > $W/verify-pdl.txt 2>&1
 s "verify --pdl rc=$? after $((SECONDS - T0)) s"; tail -8 $W/verify-pdl.txt | tee -a $W/summary.txt
 B=${BENCH:---models qwen3-coder-next glm-4.7-flash llama-3-8b --M 1 4 16 64 --bits 4 --dtypes f16}

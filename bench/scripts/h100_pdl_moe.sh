@@ -5,20 +5,9 @@
 # every dense and grouped kernel, then kbit-bench `automatic` / `automatic_pdl` (BENCH) alternating
 # prev / new, REPS times. Logs land in $OUT/run.tar.gz on any exit.
 set -u
-R=$PWD; T0=$SECONDS; BUDGET=${BUDGET:-540}
-W=/tmp/pdlmoe; rm -rf $W; mkdir -p $W
-finish() { tar -C $W -czf "$OUT/run.tar.gz" . ; cp $W/summary.txt "$OUT/" 2>/dev/null; }
-trap finish EXIT
-V=(.deps/gpu/kbit-verify --shapes "$R/data/shapes.json")
-s() { echo "$*" | tee -a $W/summary.txt; }
-left() { echo $((BUDGET - (SECONDS - T0))); }
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader | tee -a $W/summary.txt
-(cd .deps/gpu && timeout 150 ./kbit_tests_kernels > $W/kernels.txt 2>&1); s "kernels rc=$? after $((SECONDS - T0)) s"
-grep -E "assertions|Status|programmatic|ERROR" $W/kernels.txt | head -20 | tee -a $W/summary.txt
-(cd .deps/gpu && timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 ./kbit_tests_kernels -tc='*pdl*' \
-  > $W/memcheck.txt 2>&1); s "memcheck pdl doctests rc=$? after $((SECONDS - T0)) s"; tail -3 $W/memcheck.txt | tee -a $W/summary.txt
-(cd .deps/gpu && timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 ./kbit_tests_kernels -tc='*pdl*' \
-  > $W/racecheck.txt 2>&1); s "racecheck pdl doctests rc=$? after $((SECONDS - T0)) s"; tail -3 $W/racecheck.txt | tee -a $W/summary.txt
+source bench/scripts/lib/device_run.sh
+device_run_init /tmp/pdlmoe 540
+pdl_doctest_checks 150 120 150
 timeout 100 "${V[@]}" --quick --kernels grouped_gemv,grouped_tcv,automatic --json $W/verify.json > $W/verify.txt 2>&1
 s "verify --quick grouped rc=$? after $((SECONDS - T0)) s"; tail -1 $W/verify.txt | tee -a $W/summary.txt
 timeout 120 "${V[@]}" --quick --pdl --kernels gemv,tcv,tcw,automatic,grouped_gemv,grouped_tcv --json $W/verify-pdl.json \

@@ -6,20 +6,9 @@
 # KBIT_EXP_PDL_TRIGGER = 0 (kernel start), 1 (after the wait), 2 (after the main loop), with main's
 # `automatic` between them, twice. Logs land in $OUT/run.tar.gz on any exit.
 set -u
-R=$PWD; T0=$SECONDS; BUDGET=${BUDGET:-540}
-W=/tmp/pdlrun; rm -rf $W; mkdir -p $W
-finish() { tar -C $W -czf "$OUT/run.tar.gz" . ; cp $W/summary.txt "$OUT/" 2>/dev/null; }
-trap finish EXIT
-V=(.deps/gpu/kbit-verify --shapes "$R/data/shapes.json")
-s() { echo "$*" | tee -a $W/summary.txt; }
-left() { echo $((BUDGET - (SECONDS - T0))); }
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader | tee -a $W/summary.txt
-(cd .deps/gpu && timeout 180 ./kbit_tests_kernels > $W/kernels.txt 2>&1); s "kernels rc=$? after $((SECONDS - T0)) s"
-grep -E "assertions|Status|pdl|programmatic" $W/kernels.txt | head -20 | tee -a $W/summary.txt
-(cd .deps/gpu && timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 ./kbit_tests_kernels -tc='*pdl*' \
-  > $W/memcheck.txt 2>&1); s "memcheck pdl doctests rc=$? after $((SECONDS - T0)) s"; tail -3 $W/memcheck.txt | tee -a $W/summary.txt
-(cd .deps/gpu && timeout 90 compute-sanitizer --tool racecheck --error-exitcode 9 ./kbit_tests_kernels -tc='*pdl*' \
-  > $W/racecheck.txt 2>&1); s "racecheck pdl doctests rc=$? after $((SECONDS - T0)) s"; tail -3 $W/racecheck.txt | tee -a $W/summary.txt
+source bench/scripts/lib/device_run.sh
+device_run_init /tmp/pdlrun 540
+pdl_doctest_checks 180 90 90
 timeout 90 "${V[@]}" --quick --kernels gemv,tcv,automatic --filter "qwen3|glm" > $W/verify.txt 2>&1
 s "verify rc=$? after $((SECONDS - T0)) s"; tail -2 $W/verify.txt | tee -a $W/summary.txt
 B="--models qwen3-coder-next glm-4.7-flash --M 1 2 4 8 16 --bits 2 4 --dtypes f16"

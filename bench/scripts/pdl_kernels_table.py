@@ -3,14 +3,12 @@
 best median of the repeats per (model, shape, M) and kernel, cuBLAS fp16, what automatic_pdl
 dispatched, the fastest of gemv_pdl / tcv_pdl / tcw_pdl, and MISS where automatic_pdl is more than
 5% slower than it. Usage: pdl_kernels_table.py bench-1.json[.gz] [bench-2.json ...]"""
-import collections, gzip, json, sys
+import collections, os, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pdl_compare import load  # noqa: E402  (the same JSON reading, .gz included)
 
 KS = ['gemv', 'tcv', 'tcw', 'automatic', 'gemv_pdl', 'tcv_pdl', 'tcw_pdl', 'automatic_pdl']
-
-
-def load(p):
-    with (gzip.open(p, 'rt') if p.endswith('.gz') else open(p)) as f:
-        return json.load(f)
 
 
 def main():
