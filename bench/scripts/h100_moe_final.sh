@@ -23,8 +23,9 @@ timeout 90 "${V[@]}" --quick --pdl --kernels grouped_gemv,grouped_tcv,automatic 
   --json $W/verify-pdl.json > $W/verify-pdl.txt 2>&1
 s "verify --quick --pdl moe rc=$? after $((SECONDS - T0)) s"; tail -1 $W/verify-pdl.txt | tee -a $W/summary.txt
 B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 1,2,4,8,16,32,64,512 --bits 4 --dtypes f16}
-# new / prev alternating; prev = .deps/prev/kbit-bench-prev (main before the change), carried by an
-# earlier call on the same machine (both builds do not fit one carry), skipped when absent.
+# new / prev alternating; prev = .deps/prev/kbit-bench-prev (main before the change), skipped when
+# absent. Since the recorded results were compressed (tree 39 MiB) it fits in the same call's carry
+# beside this build (carry both .txz files and unpack both before running this script).
 n=$(( ${REPS:-2} * 2 )); i=0
 for rep in $(seq ${REPS:-2}); do
   for arm in new prev; do
