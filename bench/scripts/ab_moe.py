@@ -4,21 +4,20 @@
 Per kernel column (automatic, automatic_pdl): geomean prev/new over MoE rows and over dense rows,
 then one line per MoE row with the best fp16 alternative (cuBLAS loop or grouped, fastest of all
 runs) and its ratio to the new arm. Rows not PASS are listed and left out."""
-import collections, glob, math, os, sys
+import collections, math, os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pdl_compare import load  # noqa: E402
+from pdl_compare import reports  # noqa: E402
 
 
 def main():
     d, prev, new = sys.argv[1:4]
     t = collections.defaultdict(list)  # (arm, kernel, key) -> medians
     alt, disp = collections.defaultdict(list), {}
-    for p in sorted(glob.glob(os.path.join(d, 'bench-*.json*'))):
-        arm = os.path.basename(p).split('.')[0].split('-', 2)[2]
+    for arm, rep in reports(d):
         if arm not in (prev, new):
             continue
-        for r in load(p)['rows']:
+        for r in rep['rows']:
             if 'median' not in r.get('us', {}):
                 continue
             key = (r['moe'], r['model'], r['shape'], r['M'], r['bits'])

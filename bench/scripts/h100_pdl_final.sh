@@ -13,13 +13,5 @@ s "verify --quick rc=$? after $((SECONDS - T0)) s"; tail -14 $W/verify.txt | tee
 timeout 120 "${V[@]}" --quick --pdl --kernels automatic --json $W/verify-pdl.json > $W/verify-pdl.txt 2>&1
 s "verify --quick --pdl automatic rc=$? after $((SECONDS - T0)) s"; tail -1 $W/verify-pdl.txt | tee -a $W/summary.txt
 B=${BENCH:---models qwen3-coder-next glm-4.7-flash llama-3-8b --M 1 4 16 64 --bits 4 --dtypes f16}
-n=$(( ${REPS:-2} * 2 )); i=0
-for rep in $(seq ${REPS:-2}); do
-  for arm in lat final; do
-    i=$((i + 1)); l=$(left); [ $l -lt 30 ] && break 2
-    bin=kbit-bench; [ $arm = lat ] && bin=kbit-bench-lat
-    timeout -s INT $((l / (n + 1 - i) + 5)) .deps/gpu/$bin --shapes "$R/data/shapes.json" --git-commit "pdlfinal-$arm" $B \
-      --kernels automatic,automatic_pdl --json $W/bench-$i-$arm.json > $W/bench-$i-$arm.txt 2>&1
-    s "bench $i $arm rc=$? after $((SECONDS - T0)) s"
-  done
-done
+arm_setup() { [ $1 = lat ] && BIN=.deps/gpu/kbit-bench-lat; }
+bench_rotation pdlfinal lat final

@@ -14,13 +14,5 @@ timeout 120 "${V[@]}" --quick --pdl --kernels gemv,tcv,tcw,automatic,grouped_gem
   > $W/verify-pdl.txt 2>&1
 s "verify --quick --pdl rc=$? after $((SECONDS - T0)) s"; tail -9 $W/verify-pdl.txt | tee -a $W/summary.txt
 B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 1 4 16 64 --bits 4 --dtypes f16}
-n=$(( ${REPS:-2} * 2 )); i=0
-for rep in $(seq ${REPS:-2}); do
-  for arm in prev new; do
-    i=$((i + 1)); l=$(left); [ $l -lt 30 ] && break 2
-    bin=kbit-bench; [ $arm = prev ] && bin=kbit-bench-prev
-    timeout -s INT $((l / (n + 1 - i) + 5)) .deps/gpu/$bin --shapes "$R/data/shapes.json" --git-commit "pdlmoe-$arm" $B \
-      --kernels automatic,automatic_pdl --json $W/bench-$i-$arm.json > $W/bench-$i-$arm.txt 2>&1
-    s "bench $i $arm rc=$? after $((SECONDS - T0)) s"
-  done
-done
+arm_setup() { [ $1 = prev ] && BIN=.deps/gpu/kbit-bench-prev; }
+bench_rotation pdlmoe prev new

@@ -12,13 +12,7 @@ pdl_doctest_checks 180 90 90
 timeout 90 "${V[@]}" --quick --kernels gemv,tcv,automatic --filter "qwen3|glm" > $W/verify.txt 2>&1
 s "verify rc=$? after $((SECONDS - T0)) s"; tail -2 $W/verify.txt | tee -a $W/summary.txt
 B="--models qwen3-coder-next glm-4.7-flash --M 1 2 4 8 16 --bits 2 4 --dtypes f16"
-i=0
-for rep in 1 2; do
-  for arm in main t0 t1 t2; do
-    i=$((i + 1)); l=$(left); [ $l -lt 30 ] && break 2
-    if [ $arm = main ]; then bin=kbit-bench-main; k=automatic; e=""; else bin=kbit-bench; k=automatic,automatic_pdl; e="KBIT_EXP_PDL_TRIGGER=${arm#t}"; fi
-    env $e timeout -s INT $((l / (9 - i) + 5)) .deps/gpu/$bin --shapes "$R/data/shapes.json" --git-commit "pdl2-$arm" $B \
-      --kernels $k --json $W/bench-$i-$arm.json > $W/bench-$i-$arm.txt 2>&1
-    s "bench $i $arm rc=$? after $((SECONDS - T0)) s"
-  done
-done
+arm_setup() {
+  if [ $1 = main ]; then BIN=.deps/gpu/kbit-bench-main; KERNELS=automatic; else ENV="KBIT_EXP_PDL_TRIGGER=${1#t}"; fi
+}
+REPS=2 bench_rotation pdl2 main t0 t1 t2

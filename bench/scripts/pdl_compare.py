@@ -11,14 +11,19 @@ def load(path):
         return json.load(f)
 
 
+def reports(d):
+    """(arm, report) for each DIR/bench-<i>-<arm>.json[.gz], in file-name order."""
+    for p in sorted(glob.glob(os.path.join(d, 'bench-*.json*'))):
+        yield os.path.basename(p).split('.')[0].split('-', 2)[2], load(p)
+
+
 def main():
     d, ref, cols = sys.argv[1], tuple(sys.argv[2].split(':')), [tuple(c.split(':')) for c in sys.argv[3:]]
     t = collections.defaultdict(lambda: collections.defaultdict(list))
     cub = collections.defaultdict(list)
     disp = {}
-    for p in sorted(glob.glob(os.path.join(d, 'bench-*.json*'))):
-        arm = os.path.basename(p).split('.')[0].split('-', 2)[2]
-        for r in load(p)['rows']:
+    for arm, rep in reports(d):
+        for r in rep['rows']:
             if r['moe'] or 'median' not in r.get('us', {}):
                 continue
             key = (r['model'], r['shape'], r['M'], r['bits'])

@@ -1,6 +1,6 @@
-# Shared by the h100_pdl_*.sh device scripts (sourced from the repo root on the GPU machine): a
-# working folder whose contents land in $OUT/run.tar.gz on any exit, a summary logger, the time
-# budget, and the checks every PDL call ran first.
+# Shared by the h100_pdl_*.sh and h100_moe_*.sh device scripts (sourced from the repo root on the
+# GPU machine): a working folder whose contents land in $OUT/run.tar.gz on any exit, a summary
+# logger, the time budget, the checks every PDL call ran first, and kbit-bench over rotating arms.
 
 # device_run_init DIR DEFAULT_BUDGET: sets R (repo root), T0, BUDGET (the environment's wins),
 # W=DIR (emptied), V (kbit-verify with the shapes catalogue) and the exit trap.
@@ -15,17 +15,44 @@ device_run_finish() { tar -C "$W" -czf "$OUT/run.tar.gz" . ; cp "$W/summary.txt"
 s() { echo "$*" | tee -a "$W/summary.txt"; }
 left() { echo $((BUDGET - (SECONDS - T0))); }
 
-# pdl_doctest_checks KERNELS_S MEMCHECK_S RACECHECK_S: the GPU and its clocks, gpu.kernels, then
-# compute-sanitizer memcheck and racecheck over the PDL doctests, each under its timeout.
+# gpu_info: the GPU and its clocks, into the summary.
+gpu_info() { nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader | tee -a "$W/summary.txt"; }
+
+# pdl_doctest_checks KERNELS_S MEMCHECK_S RACECHECK_S [FILTER]: the GPU and its clocks, gpu.kernels,
+# then compute-sanitizer memcheck and racecheck over the doctests FILTER selects (default the PDL
+# ones, '*pdl*'), each under its timeout.
 pdl_doctest_checks() {
-  nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader | tee -a "$W/summary.txt"
+  gpu_info
   (cd .deps/gpu && timeout "$1" ./kbit_tests_kernels > "$W/kernels.txt" 2>&1); s "kernels rc=$? after $((SECONDS - T0)) s"
   grep -E "assertions|Status|pdl|programmatic|ERROR" "$W/kernels.txt" | head -20 | tee -a "$W/summary.txt"
-  local tool t
+  local tool t what=pdl
+  [ $# -ge 4 ] && what=$4
   for tool in memcheck racecheck; do
     t=$2; [ $tool = racecheck ] && t=$3
-    (cd .deps/gpu && timeout "$t" compute-sanitizer --tool $tool --error-exitcode 9 ./kbit_tests_kernels -tc='*pdl*' \
-      > "$W/$tool.txt" 2>&1); s "$tool pdl doctests rc=$? after $((SECONDS - T0)) s"
+    (cd .deps/gpu && timeout "$t" compute-sanitizer --tool $tool --error-exitcode 9 ./kbit_tests_kernels \
+      -tc="${4:-*pdl*}" > "$W/$tool.txt" 2>&1); s "$tool $what doctests rc=$? after $((SECONDS - T0)) s"
     tail -3 "$W/$tool.txt" | tee -a "$W/summary.txt"
+  done
+}
+
+# bench_rotation TAG ARM...: kbit-bench with the sweep flags in B over the arms in rotation, REPS
+# times (default 2); the run i of n gets an equal share of the budget left, and none starts with
+# less than MIN_LEFT seconds (default 30). Before each run the caller's arm_setup ARM may change
+# BIN (default .deps/gpu/kbit-bench), KERNELS (default automatic,automatic_pdl) and ENV
+# (VAR=value words for the run, default none); a missing BIN skips the run. Files:
+# $W/bench-<i>-<arm>.json and .txt; the commit recorded is TAG-ARM.
+bench_rotation() {
+  local tag=$1; shift
+  local arms=("$@") n=$(( ${REPS:-2} * $# )) i=0 rep arm l
+  for rep in $(seq ${REPS:-2}); do
+    for arm in "${arms[@]}"; do
+      i=$((i + 1)); l=$(left); [ $l -lt ${MIN_LEFT:-30} ] && return
+      BIN=.deps/gpu/kbit-bench; KERNELS=automatic,automatic_pdl; ENV=
+      arm_setup "$arm"
+      [ -x "$BIN" ] || { s "bench $i $arm: no $BIN"; continue; }
+      env $ENV timeout -s INT $((l / (n + 1 - i) + 5)) "$BIN" --shapes "$R/data/shapes.json" --git-commit "$tag-$arm" \
+        $B --kernels $KERNELS --json $W/bench-$i-$arm.json > $W/bench-$i-$arm.txt 2>&1
+      s "bench $i $arm rc=$? after $((SECONDS - T0)) s"
+    done
   done
 }
