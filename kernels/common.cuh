@@ -268,18 +268,121 @@ __host__ __device__ inline void slice_range(int64_t tiles, int splits, int s, in
 // ---------------------------------------------------------------------------------------------
 // MoE work items: expert e with rows r_e gives ceil(r_e / chunk) items. Item `item` -> (expert,
 // first row, rows). The total is at most min(E, total_rows) + total_rows / chunk, which the host
-// uses as the grid size; surplus CTAs find no item and exit. Called by all threads of the CTA.
-// Lane l of the first warp owns experts [l * per, (l + 1) * per): it reads their offsets with
-// independent loads (one memory round trip, not one per 32 experts), counts their items, and a
-// warp scan gives each lane its first item; the lane whose range holds `item` finds the expert.
+// uses as the grid size; surplus CTAs find no item and exit. Called by all THREADS threads of the
+// CTA. Thread t owns experts [t * per, (t + 1) * per), per = ceil(E / THREADS): it loads their
+// offsets with independent loads -- one memory round trip for E <= kScanPer * THREADS (512
+// experts at 128 threads) -- and counts their items; a block-wide scan (warp shuffles, then the
+// warp totals through shared memory) gives each thread its first item, and the thread whose range
+// holds `item` finds the expert in the same registers. Larger E takes rounds of kScanPer experts
+// and reads the owning range's offsets again.
 struct WorkItem {
   int expert = -1;
   int row0 = 0;
   int rows = 0;
 };
 
-__device__ __forceinline__ WorkItem find_work_item(const int32_t* __restrict__ offsets, int E, int chunk,
-                                                   int item) {
+namespace moe_scan {
+constexpr int kScanPer = 4;
+
+// o[j] = offsets[e + j] for e + j <= e1 (one load each, all independent). Plain loads through a
+// pointer without __restrict__, not __ldg: the offsets may be written by the kernel before
+// (MoeArgs::pdl), and the compiler treats an __ldg load as invariant, free to move above
+// griddepcontrol.wait -- it did, and the PDL doctest caught the stale offsets. __ldcg (asm
+// volatile) kept the order but measured 0.92x (docs/perf-notes.md, "MoE prologue").
+__device__ __forceinline__ void load_round(const int32_t* offsets, int e, int e1, int (&o)[kScanPer + 1]) {
+#pragma unroll
+  for (int j = 0; j <= kScanPer; ++j) o[j] = e + j <= e1 ? offsets[e + j] : 0;
+}
+// Items of experts [e, min(e + kScanPer, e1)).
+__device__ __forceinline__ int count_round(const int (&o)[kScanPer + 1], int e, int e1, int chunk) {
+  int items = 0;
+#pragma unroll
+  for (int j = 0; j < kScanPer; ++j)
+    if (e + j < e1) items += (o[j + 1] - o[j] + chunk - 1) / chunk;
+  return items;
+}
+// Finds `item` among the round's experts, whose first item is `base` (advanced past them); true
+// once found.
+__device__ __forceinline__ bool find_in_round(const int (&o)[kScanPer + 1], int e, int e1, int chunk, int item,
+                                              int& base, WorkItem& w) {
+#pragma unroll
+  for (int j = 0; j < kScanPer; ++j) {
+    if (e + j >= e1) return false;
+    const int rows = o[j + 1] - o[j], n = (rows + chunk - 1) / chunk;
+    if (item < base + n) {
+      const int c = item - base;
+      w.expert = e + j;
+      w.row0 = o[j] + c * chunk;
+      w.rows = min(chunk, rows - c * chunk);
+      return true;
+    }
+    base += n;
+  }
+  return false;
+}
+}  // namespace moe_scan
+
+// `publish` runs before the first barrier: the caller's shared-memory staging of values it loaded
+// before the call (so their loads overlap the offsets' and the stores do not hold them up).
+template <int THREADS, class Publish>
+__device__ __forceinline__ WorkItem find_work_item(const int32_t* offsets, int E, int chunk, int item,
+                                                   Publish&& publish) {
+  using namespace moe_scan;
+  static_assert(THREADS % 32 == 0 && THREADS <= 1024, "whole warps");
+  constexpr int kWarps = THREADS / 32;
+  __shared__ int warp_items[kWarps];
+  __shared__ WorkItem found;
+  const int t = static_cast<int>(threadIdx.x), lane = t % 32, warp = t / 32;
+  const int per = (E + THREADS - 1) / THREADS;
+  const int e0 = min(E, t * per), e1 = min(E, e0 + per);
+  int o[kScanPer + 1];
+  load_round(offsets, e0, e1, o);  // the first round stays in registers
+  int items = count_round(o, e0, e1, chunk);
+  for (int e = e0 + kScanPer; e < e1; e += kScanPer) {  // E > kScanPer * THREADS only
+    int r[kScanPer + 1];
+    load_round(offsets, e, e1, r);
+    items += count_round(r, e, e1, chunk);
+  }
+  int incl = items;  // inclusive scan: the warp's, then the warps before it
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const int v = __shfl_up_sync(0xffffffffu, incl, d);
+    if (lane >= d) incl += v;
+  }
+  if (lane == 31) warp_items[warp] = incl;
+  if (t == 0) found = WorkItem{};  // expert -1 unless a thread holds `item`
+  publish();
+  __syncthreads();
+#pragma unroll
+  for (int wp = 0; wp < kWarps - 1; ++wp)
+    if (wp < warp) incl += warp_items[wp];
+  const int excl = incl - items;
+  if (item >= excl && item < incl) {  // exactly one thread (none when item >= the total)
+    WorkItem w;
+    int base = excl;
+    if (!find_in_round(o, e0, e1, chunk, item, base, w))
+      for (int e = e0 + kScanPer; e < e1; e += kScanPer) {
+        int r[kScanPer + 1];
+        load_round(offsets, e, e1, r);
+        if (find_in_round(r, e, e1, chunk, item, base, w)) break;
+      }
+    found = w;
+  }
+  __syncthreads();
+  return found;
+}
+template <int THREADS>
+__device__ __forceinline__ WorkItem find_work_item(const int32_t* offsets, int E, int chunk, int item) {
+  return find_work_item<THREADS>(offsets, E, chunk, item, [] {});
+}
+
+// The one-warp form of the scan (lane l of the first warp owns experts [l * per, (l + 1) * per),
+// 8 experts' offsets per round trip; the lane whose range holds `item` re-reads its offsets), kept
+// for grouped_mma: with the block-wide scan above ptxas gave its kernels 9-31 more registers
+// (96 -> 127 at MT = 2) and GLM-4.7-Flash experts at M = 512, k = 2, 3 ran 10% slower
+// (bench/results/2026-11-25-h100-moeprologue/landing). __ldg is safe here: grouped_mma takes no PDL.
+__device__ __forceinline__ WorkItem find_work_item_warp(const int32_t* __restrict__ offsets, int E, int chunk,
+                                                        int item) {
   __shared__ WorkItem found;
   if (threadIdx.x < 32) {
     const int lane = threadIdx.x;

@@ -266,24 +266,31 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const typename ActTr
 template <Act ACT, int KB, int MV>
 __global__ void __launch_bounds__(kGemvThreads) grouped_gemv_kernel(
     const typename ActTraits<ACT>::T* __restrict__ A, typename ActTraits<ACT>::T* __restrict__ C,
-    const int32_t* __restrict__ offsets, TiledView w) {
+    const int32_t* offsets, TiledView w) {
   using Tr = ActTraits<ACT>;
   __shared__ float cb_s[1 << KB];
   __shared__ float2 pair_s[kUsePairs<KB, MV> ? 16 : 1];
   __shared__ float red[kGemvWarps][MV][kGemvRows];
+  // The codebook is loaded before the wait -- it is part of the weights, which the work before
+  // does not write (MoeArgs::pdl) -- and stored at the offsets scan's first barrier, so its round
+  // trip overlaps the scan's (bench/results/2026-11-25-h100-moeprologue).
+  const int t = threadIdx.x;
+  float cb_v = 0.0f;
+  float2 pair_v = make_float2(0.0f, 0.0f);
+  if (t < (1 << KB)) cb_v = w.codebook[t];
+  if (kUsePairs<KB, MV> && t < 16) pair_v = make_float2(w.codebook[t & 3], w.codebook[t >> 2]);
   pdl_wait();  // MoeArgs::pdl: the offsets, A and C only after the previous work in the stream
-  const WorkItem item = find_work_item(offsets, static_cast<int>(w.E), MV, blockIdx.x);
+  const WorkItem item = find_work_item<kGemvThreads>(offsets, static_cast<int>(w.E), MV, blockIdx.x, [&] {
+    if (t < (1 << KB)) cb_s[t] = cb_v;
+    if (kUsePairs<KB, MV> && t < 16) pair_s[t] = pair_v;
+  });
   if (item.expert < 0) return;
-  stage_codebook<KB>(w.codebook, cb_s);
-  if constexpr (kUsePairs<KB, MV>) stage_pairs2(w.codebook, pair_s);
-  __syncthreads();
 
   const int64_t n0 = static_cast<int64_t>(blockIdx.y) * kGemvRows;
   gemv_tile<ACT, KB, MV>([] {}, A + static_cast<int64_t>(item.row0) * w.K, w.packed + item.expert * w.expert_words(),
                          w.absmax + item.expert * w.expert_absmax(), cb_s, pair_s, w.N, w.K, item.rows, n0, 0,
                          k_tiles(w.K), red);
   pdl_launch_dependents();  // after the main loop, as the busy dense plans
-  const int t = threadIdx.x;
   const int64_t n = n0 + t;
   if (t < kGemvRows && n < w.N)
 #pragma unroll

@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(kMmaThreads) grouped_mma_kernel(const typename
   using S = MmaSmem<MT, KB>;
   extern __shared__ __align__(128) char smem[];
   float* cb_s = reinterpret_cast<float*>(smem + kStages * S::stage_bytes + S::b_bytes);
-  const WorkItem item = find_work_item(offsets, static_cast<int>(w.E), S::kTM, blockIdx.x);
+  const WorkItem item = find_work_item_warp(offsets, static_cast<int>(w.E), S::kTM, blockIdx.x);
   if (item.expert < 0) return;
   stage_codebook<KB>(w.codebook, cb_s);
 

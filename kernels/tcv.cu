@@ -349,16 +349,23 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
 template <Act ACT, int KB, int NT, bool PR>
 __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
     grouped_tcv_kernel(const typename ActTraits<ACT>::T* __restrict__ A, typename ActTraits<ACT>::T* __restrict__ C,
-                       const int32_t* __restrict__ offsets, TiledView w, int kw) {
+                       const int32_t* offsets, TiledView w, int kw) {
   using Tr = ActTraits<ACT>;
   __shared__ TcvSmem sm;
   extern __shared__ uint4 tcv_pair_table[];  // PR: kPairTableBytes
-  pdl_wait();  // MoeArgs::pdl: the offsets, A and C only after the previous work in the stream
-  const WorkItem item = find_work_item(offsets, static_cast<int>(w.E), 8 * NT, blockIdx.x);
-  if (item.expert < 0) return;
-  stage_codebook<KB>(w.codebook, sm.cb);
+  // The codebook is loaded before the wait -- it is part of the weights, which the work before
+  // does not write (MoeArgs::pdl) -- and stored at the offsets scan's first barrier, so its round
+  // trip overlaps the scan's; the scales are decoded meanwhile
+  // (bench/results/2026-11-25-h100-moeprologue).
+  const int t = threadIdx.x;
+  float cb_v = 0.0f;
+  if (t < (1 << KB)) cb_v = w.codebook[t];
   stage_scales(sm.scale);
-  __syncthreads();
+  pdl_wait();  // MoeArgs::pdl: the offsets, A and C only after the previous work in the stream
+  const WorkItem item = find_work_item<kTcvThreads>(offsets, static_cast<int>(w.E), 8 * NT, blockIdx.x, [&] {
+    if (t < (1 << KB)) sm.cb[t] = cb_v;
+  });
+  if (item.expert < 0) return;
   const TcvLane L(blockIdx.y, kw);
   const int64_t N = w.N;
   float acc[NT][4];

@@ -372,8 +372,8 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
               behind_slow_producer(st.s, src, dA, dC, [&] { ran = launch_pdl(kernel, act, w, dA.p, dC.p, M, ws, st.s, true); });
               if (!ran) continue;
               const int64_t bad = first_mismatch(dC.host(), want);
-              CHECK_MESSAGE(bad < 0, label, gpu::kernel_name(kernel), " k=", bits, " N=", N, " K=", K, " M=", M, " ",
-                            act_name(act), ": first wrong element ", bad);
+              CHECK_MESSAGE(bad < 0, std::string(label), std::string(gpu::kernel_name(kernel)), " k=", bits, " N=", N,
+                            " K=", K, " M=", M, " ", std::string(act_name(act)), ": first wrong element ", bad);
             }
           }
         }
@@ -513,8 +513,8 @@ TEST_CASE("gpu: with MoeArgs::pdl the grouped kernels wait for the routing and A
               },
               &osrc, &dOff);
           const int64_t bad = first_mismatch(dC.host(), want);
-          CHECK_MESSAGE(bad < 0, "pdl ", gpu::moe_kernel_name(kernel), " k=", bits, " E=", c.E, " N=", c.N, " K=", c.K,
-                        " ", act_name(act), ": first wrong element ", bad);
+          CHECK_MESSAGE(bad < 0, "pdl ", std::string(gpu::moe_kernel_name(kernel)), " k=", bits, " E=", c.E, " N=", c.N,
+                        " K=", c.K, " ", std::string(act_name(act)), ": first wrong element ", bad);
         }
       }
     }
@@ -602,6 +602,26 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
     Rng rng(7);
     Case c{300, 96, 128, std::vector<int64_t>(300, 0)};
     for (int t = 0; t < 40; ++t) c.rows[size_t(rng.below(300))]++;
+    cases.push_back(c);
+  }
+  // find_work_item: each of the 128 threads reads the offsets of up to 4 experts in one round;
+  // E = 512 fills that round exactly, E = 513 (5 experts per thread) and 1000 (8) need a second
+  // round, and their rows sit in both rounds, at the edges of the threads' ranges and of the warps'.
+  {
+    Case c{512, 40, 96, std::vector<int64_t>(512, 0)};
+    for (int64_t e : {0, 3, 4, 127, 128, 255, 508, 511}) c.rows[size_t(e)] = 1 + e % 3;
+    cases.push_back(c);
+  }
+  {
+    Case c{513, 40, 96, std::vector<int64_t>(513, 0)};
+    for (int64_t e : {0, 4, 9, 17, 159, 160, 509, 510, 512}) c.rows[size_t(e)] = 1 + e % 4;
+    cases.push_back(c);
+  }
+  {
+    Rng rng(11);
+    Case c{1000, 64, 64, std::vector<int64_t>(1000, 0)};
+    for (int t = 0; t < 50; ++t) c.rows[size_t(rng.below(1000))]++;
+    for (int64_t e : {4, 7, 15, 255, 256, 999}) c.rows[size_t(e)] += 2;  // second rounds; the last expert
     cases.push_back(c);
   }
   for (int bits = 2; bits <= 5; ++bits)
