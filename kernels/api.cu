@@ -155,7 +155,9 @@ int weight_roundings(Kernel kernel, const TiledView& w) {
   return kernel == Kernel::tcw && detail::tcw_uses_pairs(w) ? 2 : 1;
 }
 int moe_weight_roundings(MoeKernel kernel, const TiledView& w) {
-  return kernel == MoeKernel::grouped_tcv && detail::tcv_uses_pairs(w, true) ? 2 : 1;
+  if (kernel == MoeKernel::grouped_tcv) return detail::tcv_uses_pairs(w, true) ? 2 : 1;
+  if (kernel == MoeKernel::grouped_tcw) return detail::tcw_uses_pairs(w) ? 2 : 1;
+  return 1;
 }
 
 const char* kernel_name(Kernel k) {
@@ -177,6 +179,7 @@ const char* moe_kernel_name(MoeKernel k) {
     case MoeKernel::grouped_gemv: return "grouped_gemv";
     case MoeKernel::grouped_mma: return "grouped_mma";
     case MoeKernel::grouped_tcv: return "grouped_tcv";
+    case MoeKernel::grouped_tcw: return "grouped_tcw";
   }
   return "unknown";
 }
@@ -347,9 +350,10 @@ Status linear(const LinearArgs& args) {
   return ok();
 }
 
-MoeKernel choose_moe_kernel(int64_t total_rows, const TiledView& w, Act act, int max_rows_hint) {
-  (void)act;
-  (void)max_rows_hint;
+namespace {
+// choose_moe_kernel, where `tcw` says whether grouped_tcw may run (sm_90a, and moe_linear: the
+// workspace it needs was given).
+MoeKernel choose_moe(int64_t total_rows, const TiledView& w, bool tcw) {
   // grouped_tcv beat grouped_gemv and grouped_mma from 1 to 16 mean rows per active expert on the
   // H100 (2026-11-23-h100-tcv: Qwen3 experts.gate_up M = 8: 49 vs 64 us; M = 64: 208 vs 309 us;
   // experts.down M = 8..64: 31..136 vs 43..212 us), except with short rows and few rows in all
@@ -361,14 +365,30 @@ MoeKernel choose_moe_kernel(int64_t total_rows, const TiledView& w, Act act, int
   const int64_t active = std::max<int64_t>(1, std::min<int64_t>(w.E, total_rows));
   const int64_t mean = (total_rows + active - 1) / active;
   if (w.K <= 512 && total_rows <= 24) return MoeKernel::grouped_gemv;
-  // With the k = 4 pair table grouped_tcv also wins at 32 mean rows (GLM-4.7-Flash experts at
-  // M = 512, 2048 routed rows over 64 experts: gate_up 370.6 vs 417.7 us, down 192.4 vs 213.2;
-  // record at 6b74702); more rows per expert were not measured.
+  // grouped_tcw (sm_90a) from 8 mean rows, at k = 2, 3 and 4 (H100, bench/results/2026-11-25-h100-
+  // groupedtcw/run1, against grouped_tcv): GLM-4.7-Flash experts at 8 mean rows (M = 128) down 72.7
+  // vs 80.5 us, gate_up 134.7 vs 150.5 (k = 4), at 32 (M = 512) 110.4 vs 196.0 and 207.3 vs 366.9;
+  // Qwen3-Coder-Next at 10 (M = 512) 249.9 vs 294.9 and 382.1 vs 457.5. grouped_tcv kept 4 mean rows
+  // (GLM M = 64: 63.4 vs 70.5) and tied at 5 (Qwen3 M = 256: 225.7 vs 216.3, 338.1 vs 325.2).
+  if (tcw && mean >= 8 && w.N <= detail::kGroupedTcwMaxN) return MoeKernel::grouped_tcw;
+  // Without it: with the k = 4 pair table grouped_tcv also wins at 32 mean rows (GLM-4.7-Flash
+  // experts at M = 512, 2048 routed rows over 64 experts: gate_up 370.6 vs 417.7 us, down 192.4 vs
+  // 213.2; record at 6b74702); more rows per expert were not measured.
   const int64_t tcv_rows = detail::tcv_uses_pairs(w, true) ? 32 : 16;
   return mean <= tcv_rows ? MoeKernel::grouped_tcv : MoeKernel::grouped_mma;
 }
+}  // namespace
 
-size_t moe_linear_workspace_bytes(int64_t, const TiledView&, Act, MoeKernel) { return 0; }
+MoeKernel choose_moe_kernel(int64_t total_rows, const TiledView& w, Act act, int max_rows_hint) {
+  (void)act;
+  (void)max_rows_hint;
+  return choose_moe(total_rows, w, detail::tcw_available());
+}
+
+size_t moe_linear_workspace_bytes(int64_t total_rows, const TiledView& w, Act act, MoeKernel kernel) {
+  const MoeKernel k = kernel == MoeKernel::automatic ? choose_moe_kernel(total_rows, w, act, 0) : kernel;
+  return k == MoeKernel::grouped_tcw && total_rows > 0 ? detail::grouped_tcw_workspace_bytes(total_rows, w) : 0;
+}
 
 Status moe_linear(const MoeArgs& a) {
   if (Status s = check_weights(a.w, false); s != Status::ok) return s;
@@ -384,15 +404,31 @@ Status moe_linear(const MoeArgs& a) {
     const int64_t active = std::max<int64_t>(1, std::min<int64_t>(a.w.E, a.total_rows));
     b.max_rows_per_expert_hint = static_cast<int>((a.total_rows + active - 1) / active);
   }
-  const MoeKernel k = a.kernel == MoeKernel::automatic
-                          ? choose_moe_kernel(a.total_rows, a.w, a.act, b.max_rows_per_expert_hint)
-                          : a.kernel;
+  const size_t tcw_need = detail::grouped_tcw_workspace_bytes(a.total_rows, a.w);
+  const bool tcw_ws = have_workspace(tcw_need, a.workspace, a.workspace_bytes) && aligned(a.workspace, 16);
+  const MoeKernel k = a.kernel == MoeKernel::automatic ? choose_moe(a.total_rows, a.w, detail::tcw_available() && tcw_ws)
+                                                       : a.kernel;
+  if (k == MoeKernel::grouped_tcw) {
+    if (!detail::tcw_available())
+      return fail(Status::bad_kernel,
+                  "kernel grouped_tcw needs a build for sm_90a (KBIT_CUDA_ARCHS=90a) and an sm_90 GPU (H100/H200)");
+    if (a.w.N > detail::kGroupedTcwMaxN)
+      return fail(Status::bad_shape, "kernel grouped_tcw takes N <= " + std::to_string(detail::kGroupedTcwMaxN) + ", got N = " +
+                                         std::to_string(a.w.N));
+    if (!have_workspace(tcw_need, a.workspace, a.workspace_bytes))
+      return fail(Status::workspace_too_small, "kernel grouped_tcw needs " + std::to_string(tcw_need) +
+                                                   " workspace bytes (moe_linear_workspace_bytes), got " +
+                                                   std::to_string(a.workspace_bytes));
+    if (!aligned(a.workspace, 16))
+      return fail(Status::misaligned, "workspace must be 16-byte aligned (it is read and written as 16-byte vectors)");
+  }
   cudaError_t e = cudaSuccess;
   switch (k) {
     case MoeKernel::v0: e = detail::launch_v0_moe(b); break;
     case MoeKernel::grouped_gemv: e = detail::launch_grouped_gemv(b); break;
     case MoeKernel::grouped_mma: e = detail::launch_grouped_mma(b); break;
     case MoeKernel::grouped_tcv: e = detail::launch_grouped_tcv(b); break;
+    case MoeKernel::grouped_tcw: e = detail::launch_grouped_tcw(b); break;
     default: return fail(Status::bad_kernel, "unknown MoE kernel");
   }
   if (e != cudaSuccess) return cuda_fail(e, moe_kernel_name(k));

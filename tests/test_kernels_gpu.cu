@@ -156,6 +156,10 @@ void run_moe(gpu::MoeKernel kernel, Act act, const DeviceWeights& w, const std::
   a.act = act;
   a.w = w.view;
   a.kernel = kernel;
+  const size_t wsb = gpu::moe_linear_workspace_bytes(rows, w.view, act, kernel);
+  DeviceBuf<uint8_t> ws(wsb);
+  a.workspace = wsb ? ws.p : nullptr;
+  a.workspace_bytes = wsb;
   const gpu::Status s = gpu::moe_linear(a);
   REQUIRE_MESSAGE(s == gpu::Status::ok, gpu::status_name(s), ": ", gpu::status_message());
   CUDA_REQUIRE(cudaGetLastError());
@@ -584,8 +588,9 @@ TEST_CASE("gpu: tcw's and tcv's k = 4 decodes give the documented W' bit for bit
 }
 
 TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") {
-  const gpu::MoeKernel kernels[] = {gpu::MoeKernel::v0, gpu::MoeKernel::grouped_gemv, gpu::MoeKernel::grouped_tcv, gpu::MoeKernel::grouped_mma,
-                                    gpu::MoeKernel::automatic};
+  std::vector<gpu::MoeKernel> kernels = {gpu::MoeKernel::v0, gpu::MoeKernel::grouped_gemv, gpu::MoeKernel::grouped_tcv,
+                                         gpu::MoeKernel::grouped_mma, gpu::MoeKernel::automatic};
+  if (gpu::tcw_supported()) kernels.push_back(gpu::MoeKernel::grouped_tcw);
   uint64_t seed = 1000;
   struct Case {
     int64_t E, N, K;
@@ -596,6 +601,10 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
       {8, 130, 2080, {0, 0, 0, 70, 0, 0, 0, 0}},  // one expert takes every row
       {3, 64, 256, {17, 0, 33}},
       {1, 8, 64, {5}},
+      // grouped_tcw's 64-row items (mean rows 69), an expert whose rows start off the permute's
+      // 8-row tiles, N and K tails (N % 128 = 72, K % 256 = 128)
+      {2, 200, 640, {100, 37}},
+      {2, 136, 384, {150, 97}},  // mean 124 rows: grouped_tcw's 128-row items, one expert in two
   };
   // Many experts, decode routing: 10 tokens x top-4 over 300 experts, most experts empty.
   {
@@ -852,6 +861,40 @@ TEST_CASE("gpu: linear reports violated preconditions") {
   a.kernel = gpu::Kernel::tcw;
   a.M = 65535LL * 256 + 1;
   CHECK(gpu::linear(a) == gpu::Status::bad_kernel);
+}
+
+TEST_CASE("gpu: grouped_tcw's workspace: refused without it, automatic runs another kernel") {
+  // 2 experts x 80 rows: mean 80 rows per expert, which dispatch gives grouped_tcw on sm_90a.
+  const int64_t E = 2, N = 64, K = 256, rows = 160;
+  const QuantizedTensor q = random_weights(4, E, N, K, 77);
+  const DeviceWeights w(q);
+  DeviceBuf<uint16_t> A(size_t(rows * K)), C(size_t(rows * N));
+  CUDA_REQUIRE(cudaMemset(A.p, 0, A.n * 2));
+  const std::vector<int32_t> off = {0, 80, 160};
+  DeviceBuf<int32_t> dOff(off);
+  gpu::MoeArgs a;
+  a.A = A.p, a.C = C.p, a.expert_offsets = dOff.p, a.total_rows = rows, a.w = w.view;
+  const size_t need = gpu::moe_linear_workspace_bytes(rows, w.view, Act::f16, gpu::MoeKernel::grouped_tcw);
+  CHECK(need >= size_t(rows * K * 2));  // the permuted activations
+  a.kernel = gpu::MoeKernel::grouped_tcw;
+  if (!gpu::tcw_supported()) {
+    CHECK(gpu::moe_linear(a) == gpu::Status::bad_kernel);
+    return;
+  }
+  CHECK(gpu::choose_moe_kernel(rows, w.view, Act::f16, 0) == gpu::MoeKernel::grouped_tcw);
+  CHECK(gpu::moe_linear_workspace_bytes(rows, w.view, Act::f16) == need);
+  CHECK(gpu::moe_linear(a) == gpu::Status::workspace_too_small);
+  CHECK(std::string(gpu::status_message()).find("grouped_tcw") != std::string::npos);
+  DeviceBuf<uint8_t> ws(need + 16);
+  a.workspace = ws.p + 8, a.workspace_bytes = need + 8;
+  CHECK(gpu::moe_linear(a) == gpu::Status::misaligned);
+  a.workspace = nullptr, a.workspace_bytes = 0;
+  a.kernel = gpu::MoeKernel::automatic;  // without the workspace: a kernel that needs none
+  C.poison();
+  CHECK(gpu::moe_linear(a) == gpu::Status::ok);
+  size_t nonzero = 0;  // A = 0, so C = 0 (either sign)
+  for (uint16_t v : C.host()) nonzero += (v & 0x7fffu) != 0;
+  CHECK(nonzero == 0);
 }
 
 int main(int argc, char** argv) {

@@ -230,7 +230,7 @@ const std::vector<std::string>& dense_opt_in_kernel_names() {
   return v;
 }
 const std::vector<std::string>& moe_kernel_names() {
-  static const std::vector<std::string> v = {"v0", "grouped_gemv", "grouped_tcv", "grouped_mma", "automatic",
+  static const std::vector<std::string> v = {"v0", "grouped_gemv", "grouped_tcv", "grouped_mma", "grouped_tcw", "automatic",
                                               "automatic_pdl"};
   return v;
 }

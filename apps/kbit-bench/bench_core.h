@@ -135,7 +135,7 @@ struct SweepOptions {
 SweepOptions quick_options();
 
 const std::vector<std::string>& dense_kernel_names();  // v0 gemv tcv mma dequant_cublas automatic
-const std::vector<std::string>& moe_kernel_names();    // v0 grouped_gemv grouped_tcv grouped_mma automatic
+const std::vector<std::string>& moe_kernel_names();    // v0 grouped_gemv grouped_tcv grouped_mma grouped_tcw automatic automatic_pdl
 const std::vector<std::string>& dense_baseline_names();  // cublas_f16 cublas_bf16
 const std::vector<std::string>& moe_baseline_names();    // + cublas_loop_f16 cublas_grouped_f16
 

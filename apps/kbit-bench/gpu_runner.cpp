@@ -62,7 +62,8 @@ gpu::Kernel dense_kernel(const std::string& name) {
 gpu::MoeKernel moe_kernel(const std::string& k) {
   return k == "v0" ? gpu::MoeKernel::v0 : k == "grouped_gemv" ? gpu::MoeKernel::grouped_gemv
        : k == "grouped_mma" ? gpu::MoeKernel::grouped_mma
-       : k == "grouped_tcv" ? gpu::MoeKernel::grouped_tcv : gpu::MoeKernel::automatic;
+       : k == "grouped_tcv" ? gpu::MoeKernel::grouped_tcv
+       : k == "grouped_tcw" ? gpu::MoeKernel::grouped_tcw : gpu::MoeKernel::automatic;
 }
 Precision prec(const std::string& d) { return d == "bf16" ? Precision::bf16 : Precision::f16; }
 cudaDataType ctype(Precision p) { return p == Precision::bf16 ? CUDA_R_16BF : p == Precision::f32 ? CUDA_R_32F : CUDA_R_16F; }

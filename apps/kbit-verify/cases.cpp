@@ -52,7 +52,7 @@ const char* family_name(Family f) {
 
 const std::vector<std::string>& family_kernels(Family f) {
   static const std::vector<std::string> dense = {"v0", "gemv", "tcv", "tcw", "mma", "dequant_cublas", "automatic"};
-  static const std::vector<std::string> moe = {"v0", "grouped_gemv", "grouped_tcv", "grouped_mma", "automatic"};
+  static const std::vector<std::string> moe = {"v0", "grouped_gemv", "grouped_tcv", "grouped_mma", "grouped_tcw", "automatic"};
   static const std::vector<std::string> deq = {"v0", "fast"};
   return f == Family::dense ? dense : f == Family::moe ? moe : deq;
 }

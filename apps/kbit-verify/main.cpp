@@ -90,8 +90,8 @@ int main(int argc, char** argv) {
   app.add_flag("--full", full, "everything: all shapes, every (k, dtype) to M = 128, larger M")->excludes(q);
   app.add_option("--filter", filter, "ECMAScript regex searched in case names");
   app.add_option("--kernels", kernels,
-                 "comma list: dense|moe|dequant, a kernel (v0, gemv, tcv, mma, dequant_cublas, automatic, grouped_gemv, grouped_tcv, "
-                 "grouped_mma, fast) or family.kernel (moe.v0)");
+                 "comma list: dense|moe|dequant, a kernel (v0, gemv, tcv, tcw, mma, dequant_cublas, automatic, grouped_gemv, "
+                 "grouped_tcv, grouped_mma, grouped_tcw, fast) or family.kernel (moe.v0)");
   app.add_option("--shard", shard,
                  "I/N: run only every N-th case starting at I (0 <= I < N), so N processes can split a sweep");
   app.add_option("--range", range,

@@ -120,16 +120,18 @@ gpu::MoeKernel moe_kernel(const std::string& k) {
   if (k == "grouped_gemv") return gpu::MoeKernel::grouped_gemv;
   if (k == "grouped_mma") return gpu::MoeKernel::grouped_mma;
   if (k == "grouped_tcv") return gpu::MoeKernel::grouped_tcv;
+  if (k == "grouped_tcw") return gpu::MoeKernel::grouped_tcw;
   return gpu::MoeKernel::automatic;
 }
 
 // Whether Status::bad_kernel is a failure: v0 and automatic run everything, gemv must take
-// M = 1..4, tcv M = 1..16, grouped_gemv and grouped_tcv are "correct for any" tokens per expert (gpu.h). Others may decline (n/a).
+// M = 1..4, tcv M = 1..16, grouped_gemv and grouped_tcv are "correct for any" tokens per expert (gpu.h), tcw and
+// grouped_tcw run everything wherever tcw_supported(). Others may decline (n/a).
 bool must_run(const CaseSpec& c) {
   if (c.kernel == "v0" || c.kernel == "automatic" || c.kernel == "grouped_gemv" || c.kernel == "grouped_tcv") return true;
   if (c.kernel == "gemv") return c.M >= 1 && c.M <= 4;
   if (c.kernel == "tcv") return c.M >= 1 && c.M <= 16;
-  if (c.kernel == "tcw") return gpu::tcw_supported();  // any M where it runs at all
+  if (c.kernel == "tcw" || c.kernel == "grouped_tcw") return gpu::tcw_supported();  // any M where it runs at all
   return false;
 }
 

@@ -60,6 +60,7 @@ enum class MoeKernel : int {
   grouped_gemv,     // scalar grouped GEMV (fast for <= 4 tokens per expert; correct for any)
   grouped_mma,      // grouped tensor-core kernel
   grouped_tcv,      // grouped tensor-core GEMV (register decode; fast for <= 16 rows per expert, correct for any)
+  grouped_tcw,      // grouped wgmma GEMM (sm_90a; needs a workspace; for prefill sizes, correct for any)
 };
 const char* moe_kernel_name(MoeKernel k);
 
@@ -117,14 +118,18 @@ struct MoeArgs {
   cudaStream_t stream = nullptr;
   // Programmatic dependent launch, as LinearArgs::pdl: set it only when the work queued before
   // this call does not write w's memory. grouped_gemv and grouped_tcv then start while that work
-  // drains and wait for it before they read expert_offsets, A or C; grouped_mma and v0 ignore it.
+  // drains and wait for it before they read expert_offsets, A or C; grouped_mma, grouped_tcw and v0
+  // ignore it.
   bool pdl = false;
 };
+// Workspace bytes moe_linear needs for this case: 0 except for grouped_tcw (automatic: for the
+// kernel choose_moe_kernel picks; with less, automatic picks a kernel that needs none).
 size_t moe_linear_workspace_bytes(int64_t total_rows, const TiledView& w, Act act,
                                   MoeKernel kernel = MoeKernel::automatic);
 Status moe_linear(const MoeArgs& args);
 MoeKernel choose_moe_kernel(int64_t total_rows, const TiledView& w, Act act, int max_rows_hint);
-// weight_roundings for the grouped kernels: 2 for grouped_tcv's pair table (k = 4, w.half_cb, any size).
+// weight_roundings for the grouped kernels: 2 for the pair table of grouped_tcv and grouped_tcw
+// (k = 4, w.half_cb, any size).
 int moe_weight_roundings(MoeKernel kernel, const TiledView& w);
 
 // Dequantize all experts of w into out ([E, N, K] row-major) of dtype f16, bf16 (Act) or fp32.
