@@ -961,15 +961,22 @@ cudaError_t launch_k(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
 }
 
 // grouped_tcw's token tile from the mean routed rows per active expert (total_rows / min(E,
-// total_rows), as dispatch; not the caller's hint, which kbit-bench sets to the maximum): at most 48
-// -> 32 rows, at most 96 -> 64, else 128. Measured on the H100 (bench/results/2026-11-25-h100-
-// groupedtcw/run1, 32 against 64): GLM-4.7-Flash experts at 32 mean rows (M = 512) 110 vs 127 us at
-// k = 4, at 64 (M = 1024) 179 vs 170; Qwen3-Coder-Next at 40 (M = 2048) 427 vs 497 (k = 4) but 380 vs
-// 352 (k = 2). 128 from 128 mean rows (GLM M >= 2048): one decode per expert where 64 needs two.
+// total_rows), as dispatch; not the caller's hint, which kbit-bench sets to the maximum). Measured on
+// the H100 (bench/results/2026-11-25-h100-groupedtcw: run1 tiles 32 against 64, final and tiles
+// runs 128 and 256; us, k = 4 unless stated):
+// - <= 48 mean rows: 32 (GLM-4.7-Flash experts.down at 32 mean rows, M = 512: 110 vs 127 with 64;
+//   Qwen3-Coder-Next at 40, M = 2048: 427 vs 497, though k = 2 took 380 vs 352).
+// - k >= 3: 64 to 64 mean rows (GLM M = 1024: 170 vs 179 with 32), 128 to 160 (GLM M = 2048, 128
+//   rows: 251 vs 279 with 64; Qwen3 M = 4096, 80 rows: 703 vs 719), then 256 (GLM M = 4096, 256 rows:
+//   443 vs 461 with 128).
+// - k = 2 (byte tables, the cheapest decode): 64 up to 160 mean rows, where 128 lost (GLM M = 2048:
+//   222 vs 242 us; Qwen3 M = 4096: 534 vs 701), then 256 (GLM M = 4096: 439 vs 448 with 128).
 int grouped_tcw_mn(const MoeArgs& a) {
   const int64_t active = std::max<int64_t>(1, std::min<int64_t>(a.w.E, a.total_rows));
   const int64_t mean = (a.total_rows + active - 1) / active;
-  return mean <= 48 ? 32 : mean <= 96 ? 64 : 128;
+  if (mean <= 48) return 32;
+  if (a.w.bits == 2) return mean <= 160 ? 64 : 256;
+  return mean <= 64 ? 64 : mean <= 160 ? 128 : 256;
 }
 
 template <Act ACT, int KB, int MN, bool PR>
@@ -997,7 +1004,8 @@ cudaError_t launch_grouped_mn(const MoeArgs& a, uint4* permuted) {
   switch (grouped_tcw_mn(a)) {
     case 32: return launch_grouped_t<ACT, KB, 32, PR>(a, permuted);
     case 64: return launch_grouped_t<ACT, KB, 64, PR>(a, permuted);
-    default: return launch_grouped_t<ACT, KB, 128, PR>(a, permuted);
+    case 128: return launch_grouped_t<ACT, KB, 128, PR>(a, permuted);
+    default: return launch_grouped_t<ACT, KB, 256, PR>(a, permuted);
   }
 }
 

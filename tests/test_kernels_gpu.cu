@@ -601,10 +601,14 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
       {8, 130, 2080, {0, 0, 0, 70, 0, 0, 0, 0}},  // one expert takes every row
       {3, 64, 256, {17, 0, 33}},
       {1, 8, 64, {5}},
-      // grouped_tcw's 64-row items (mean rows 69), an expert whose rows start off the permute's
-      // 8-row tiles, N and K tails (N % 128 = 72, K % 256 = 128)
+      // grouped_tcw at 69 mean rows (64-row items at k = 2, 128 above), an expert whose rows start
+      // off the permute's 8-row tiles, N and K tails (N % 128 = 72, K % 256 = 128)
       {2, 200, 640, {100, 37}},
-      {2, 136, 384, {150, 97}},  // mean 124 rows: grouped_tcw's 128-row items, one expert in two
+      // grouped_tcw's token tiles by the mean rows per expert (tcw.cu, grouped_tcw_mn): 64 rows at
+      // mean 60 (k >= 3), 128 at 124 (k >= 3; 64 at k = 2), 256 at 207; experts split into items
+      {2, 100, 512, {70, 50}},
+      {2, 136, 384, {150, 97}},
+      {2, 72, 256, {300, 113}},
   };
   // Many experts, decode routing: 10 tokens x top-4 over 300 experts, most experts empty.
   {
