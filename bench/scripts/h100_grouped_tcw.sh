@@ -11,15 +11,7 @@ pdl_doctest_checks 100 120 200 '*MoE kernels*,*grouped_tcw*,*MoeArgs::pdl*'
 timeout 100 "${V[@]}" --quick --kernels grouped_tcw,automatic --filter '^moe/' \
   --json $W/verify.json > $W/verify.txt 2>&1
 s "verify --quick moe grouped_tcw,automatic rc=$? after $((SECONDS - T0)) s"; tail -6 $W/verify.txt | tee -a $W/summary.txt
-mkdir -p $W/moe/data
-python3 - "$R/data/shapes.json" $W/moe/data/shapes.json <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) > 1]
-d["models"] = [m for m in d["models"] if m["gemms"]]
-json.dump(d, open(sys.argv[2], "w"))
-PY
+moe_catalogue $W/moe
 B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 32,64,128,256,512,1024,2048,4096 --bits 2,3,4 --dtypes f16}
 arm_setup() { KERNELS=grouped_tcv,grouped_mma,grouped_tcw,automatic; ENV="KBIT_EXP_GTCW_MN=${1#mn}"; }
 R0=$R; R=$W/moe  # bench_rotation reads $R/data/shapes.json

@@ -15,15 +15,7 @@ s "verify --quick moe rc=$? after $((SECONDS - T0)) s"; tail -9 $W/verify.txt | 
 timeout 60 "${V[@]}" --quick --pdl --kernels grouped_gemv,grouped_tcv,automatic --filter '^moe/' \
   --json $W/verify-pdl.json > $W/verify-pdl.txt 2>&1
 s "verify --quick --pdl moe rc=$? after $((SECONDS - T0)) s"; tail -1 $W/verify-pdl.txt | tee -a $W/summary.txt
-mkdir -p $W/moe/data
-python3 - "$R/data/shapes.json" $W/moe/data/shapes.json <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) > 1]
-d["models"] = [m for m in d["models"] if m["gemms"]]
-json.dump(d, open(sys.argv[2], "w"))
-PY
+moe_catalogue $W/moe
 B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 1,16,64,128,256,512,1024,2048,4096 --bits 2,3,4 --dtypes f16}
 arm_setup() { KERNELS=grouped_tcw,automatic,automatic_pdl; }
 R0=$R; R=$W/moe  # bench_rotation reads $R/data/shapes.json

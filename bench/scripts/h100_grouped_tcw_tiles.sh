@@ -9,15 +9,7 @@ device_run_init /tmp/gtcwtiles 300
 pdl_doctest_checks 100 60 90 '*MoE kernels*'
 timeout 60 "${V[@]}" --quick --kernels grouped_tcw --filter '^moe/' --json $W/verify.json > $W/verify.txt 2>&1
 s "verify --quick moe grouped_tcw rc=$? after $((SECONDS - T0)) s"; tail -1 $W/verify.txt | tee -a $W/summary.txt
-mkdir -p $W/moe/data
-python3 - "$R/data/shapes.json" $W/moe/data/shapes.json <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) > 1]
-d["models"] = [m for m in d["models"] if m["gemms"]]
-json.dump(d, open(sys.argv[2], "w"))
-PY
+moe_catalogue $W/moe
 B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 2048,4096 --bits 2,3,4 --dtypes f16}
 arm_setup() { KERNELS=grouped_tcw,automatic; }
 R0=$R; R=$W/moe  # bench_rotation reads $R/data/shapes.json

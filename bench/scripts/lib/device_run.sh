@@ -56,3 +56,17 @@ bench_rotation() {
     done
   done
 }
+
+# moe_catalogue DIR: DIR/data/shapes.json = the shapes catalogue with only the MoE projections
+# (experts > 1) of the models that have any, so that bench_rotation with R=DIR benches those alone.
+moe_catalogue() {
+  mkdir -p "$1/data"
+  python3 - "$R/data/shapes.json" "$1/data/shapes.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for m in d["models"]:
+    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) > 1]
+d["models"] = [m for m in d["models"] if m["gemms"]]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
