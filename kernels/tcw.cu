@@ -3,8 +3,9 @@
 // wgmma's N, from shared memory), and the asynchronous wgmma of one step runs on the tensor cores
 // while the warps decode the next step. Each weight is decoded once per CTA for up to 256 tokens.
 //
-// Pre-pass (tcw_permute_kernel): the activations are rewritten into the workspace, per token tile
-// and 128-k step, in the exact byte order wgmma's descriptor reads (lib/kbit/tcv_map.h: tcw_*),
+// Pre-pass (tcw_permute_kernel; it and the step loop live in tcw_common.cuh, shared with the MoE
+// form in grouped_tcw.cu): the activations are rewritten into the workspace, per token tile and
+// 128-k step, in the exact byte order wgmma's descriptor reads (lib/kbit/tcv_map.h: tcw_*),
 // k permuted by the decode's slot map (slot_k for k >= 4, bt_slot_k for the byte tables of k <= 3),
 // so the main kernel streams each step's tile into shared memory with 16-byte cp.async.
 //
@@ -29,228 +30,10 @@
 #include <algorithm>
 #include <atomic>
 
-#include "common.cuh"
-#include "kbit/tcv_map.h"
 #include "kbit/tcw_sched.h"
-#include "launch.h"
-#include "tcv_decode.cuh"
-#include "wgmma_rs.cuh"
+#include "tcw_common.cuh"
 
 namespace kbit::gpu::detail {
-
-namespace {
-constexpr int kStepK = tcv::kStepK;       // 128 k per step
-constexpr int kTileBytesPerToken = kStepK * 2;
-
-// Two warpgroups per CTA, each owning 64 weight rows, both reading the same activation tile. Three
-// at MN <= 64 (168 registers fit 384 threads) measured slower on the H100 (Llama-3-70B gate_up
-// M = 32: 282 vs 262 us; bench/results/2026-11-25-h100-tcw).
-constexpr int kTcwThreads = 256;
-constexpr int kTcwRows = 128;  // weight rows per CTA
-
-template <int MN>
-struct TcwCfg {
-  static constexpr int kStages = MN >= 256 ? 2 : 3;
-  static constexpr int kStageBytes = MN * kTileBytesPerToken;
-  static constexpr int kSmem = kStages * kStageBytes;
-  static constexpr int kMinBlocks = MN <= 32 ? 2 : 1;
-};
-
-struct TcwSmem {
-  alignas(256) float cb[32];
-  float scale[256];
-};
-
-__host__ __device__ inline int64_t tcw_steps(int64_t K) { return (K + kStepK - 1) / kStepK; }
-}  // namespace
-
-
-// The step loop of one (row tile, token tile) over steps sb .. se - 1, used by grouped_tcw_kernel (tcw_kernel and
-// tcw_streamk_kernel keep their inline copies of it: through this function ptxas scheduled them
-// differently, sass_compare DIFF, and their SASS is the one measured).
-// On entry the codebook and scales are staged (cbr, cb_base) and issue_tile(s, stage) -- cp.async,
-// one commit group per call, nothing copied for s >= se -- has requested the activation tiles of
-// steps sb .. sb + kStages - 2 into stages 0 .. kStages - 2. `packed` / `absmax`: the weights this
-// CTA multiplies (one expert's in grouped_tcw_kernel); rows n_lo and n_hi are this lane's.
-// after_fetch() runs once the first step's weights are requested (the pair table is staged there).
-// Returns acc (token-major fragments, see the epilogues) with every wgmma and copy retired.
-template <Act ACT, int KB, int MN, bool PR, class IssueTile, class AfterFetch>
-__device__ __forceinline__ void tcw_steps_loop(float (&acc)[MN / 2], const uint32_t* packed, const uint8_t* absmax,
-                                               int64_t N, int64_t n_lo, int64_t n_hi, int64_t sb, int64_t se,
-                                               int64_t ktiles, const TcwSmem& sm, char* tiles,
-                                               const float (&cbr)[KB <= 3 ? 1 << KB : 1], uint32_t cb_base,
-                                               uint32_t pair_base, IssueTile&& issue_tile, AfterFetch&& after_fetch) {
-  using Cfg = TcwCfg<MN>;
-  const int q = threadIdx.x % 4;
-  // The lane's block (step s: k-tile 2 s + q / 2, half q % 2) of rows n_lo and n_hi.
-  const bool row_ok[2] = {n_lo < N, n_hi < N};
-  const uint32_t* pw[2];
-  const uint8_t* pa[2];
-  block_pair_pointers<KB>(packed, absmax, N, n_lo, n_hi, q, sb, row_ok, pw, pa);
-  const int64_t w_step = 2 * N * kBlocksPerTile * KB, a_step = 2 * N * kBlocksPerTile;
-  uint32_t wn[2][KB] = {};  // fetch_block_pair keeps them on skipped blocks
-  uint8_t sn[2];
-  // 32-bit step indices in the loops (steps < 2^31 for any K < 2^38): 64-bit compares cost two
-  // integer instructions each, on the pipe the decode loads most.
-  const int sb32 = static_cast<int>(sb), se32 = static_cast<int>(se), ktiles32 = static_cast<int>(ktiles);
-  auto fetch = [&](int step) {
-    fetch_block_pair<KB>(step < se32 && 2 * step + q / 2 < ktiles32, row_ok, pw, pa, w_step, a_step, wn, sn);
-  };
-#pragma unroll
-  for (int r = 0; r < MN / 2; ++r) acc[r] = 0.0f;
-
-  // Per step: wait for its activation tile and for the previous step's wgmma, barrier, start the
-  // copy of a later tile into the stage the previous step used, issue wgmma. Sub-step i of a stage
-  // starts 2 i core-matrix columns in: descriptor + 16 i (the address field counts 16 bytes).
-  int stage = 0;  // of step s
-  auto sync_step = [&](int64_t s) -> uint64_t {
-    cp_async_wait<Cfg::kStages - 2>();  // this thread's copies of step s landed
-    fence_proxy_async_smem();           // ... and are visible to wgmma's reads
-    wgmma_wait<0>();                    // step s - 1's wgmma are done with their tile and registers
-    __syncthreads();
-    issue_tile(s + Cfg::kStages - 1, stage == 0 ? Cfg::kStages - 1 : stage - 1);
-    const uint64_t d = tcv::tcw_desc(smem_addr(tiles + stage * Cfg::kStageBytes));
-    stage = stage + 1 == Cfg::kStages ? 0 : stage + 1;
-    return d;
-  };
-  // Issue wgmma for sub-steps i0 .. i0 + I - 1 with the A fragments a[0 .. I-1] and commit them as
-  // one group. The fences pin the fragments and accumulators in their registers before the wgmma
-  // fence (no instruction defining a wgmma input may sit between the fence and the wgmma).
-  auto issue = [&](auto& a, uint64_t d, int i0) {
-    constexpr int I = sizeof(a) / sizeof(a[0]);
-#pragma unroll
-    for (int i = 0; i < I; ++i)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) fence_operand(a[i][r]);
-#pragma unroll
-    for (int r = 0; r < MN / 2; ++r) fence_operand(acc[r]);
-    wgmma_fence();
-#pragma unroll
-    for (int i = 0; i < I; ++i) wgmma_rs<ACT, MN>(acc, a[i], d + static_cast<uint64_t>(16 * (i0 + i)));
-    wgmma_commit();
-#pragma unroll
-    for (int r = 0; r < MN / 2; ++r) fence_operand(acc[r]);
-  };
-  auto next_weights = [&](int s, uint32_t(&wc)[2][KB], float(&sc)[2]) {
-#pragma unroll
-    for (int j = 0; j < 2; ++j) {
-#pragma unroll
-      for (int b = 0; b < KB; ++b) wc[j][b] = wn[j][b];
-      sc[j] = sm.scale[sn[j]];
-    }
-    fetch(s + 1);
-  };
-
-  fetch(sb32);
-  after_fetch();
-  if constexpr (PR) {
-    // k = 4 with the pair table: the half steps of the k >= 4 loop below, fragments by frag_from_pairs.
-    uint32_t a0[4][4], a1[4][4];
-    for (int s = sb32; s < se32; ++s) {
-      uint32_t wc[2][KB], T[2][4], sc2[2];
-      float sc[2];
-      next_weights(s, wc, sc);
-      block_nibbles<KB>(wc[0], T[0]);
-      block_nibbles<KB>(wc[1], T[1]);
-      sc2[0] = pack2<ACT>(sc[0], sc[0]);  // exact: E4M4 values are fp16 and bf16 numbers
-      sc2[1] = pack2<ACT>(sc[1], sc[1]);
-      wgmma_wait<1>();
-#pragma unroll
-      for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, i, a0[i]);
-      const uint64_t d = sync_step(s);
-      issue(a0, d, 0);
-#pragma unroll
-      for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, 4 + i, a1[i]);
-      issue(a1, d, 4);
-    }
-  } else if constexpr (KB >= 4) {
-    // Half steps: the fragments of sub-steps 0..3 and 4..7 live in a0 and a1 (32 registers, not 64)
-    // and each half is its own wgmma group. a0 is rewritten only after wgmma_wait<1> retired the
-    // previous step's first half; a1 after the wait<0> of sync_step retired its second half. The
-    // decode of the first half overlaps the previous second half, the decode of the second half
-    // this step's first half. (PTX: the A registers of an in-flight wgmma must not be written.)
-    uint32_t a0[4][4], a1[4][4];
-    for (int s = sb32; s < se32; ++s) {
-      uint32_t wc[2][KB], E[2][4], O[2][4];
-      float sc[2];
-      next_weights(s, wc, sc);
-      block_offsets<KB>(wc[0], E[0], O[0]);
-      block_offsets<KB>(wc[1], E[1], O[1]);
-      wgmma_wait<1>();
-#pragma unroll
-      for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, i, a0[i]);
-      const uint64_t d = sync_step(s);
-      issue(a0, d, 0);
-#pragma unroll
-      for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, 4 + i, a1[i]);
-      issue(a1, d, 4);
-    }
-  } else {
-    // k <= 3: the byte tables give all 8 fragments at once (W), so whole steps alternate between
-    // two arrays: the one a step writes was last read two steps back, retired by the previous
-    // step's wgmma_wait<0>; the decode of a step overlaps the previous step's wgmma.
-    auto step = [&](int s, uint32_t(&a)[tcv::kMmasPerStep][4]) {
-      uint32_t wc[2][KB];
-      float sc[2];
-      next_weights(s, wc, sc);
-      uint32_t W[2][4][4];
-      table_pairs<ACT, KB>(wc, sc, cbr, W);
-#pragma unroll
-      for (int i = 0; i < tcv::kMmasPerStep; ++i)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) a[i][r] = W[r & 1][tcv::bt_pair_r(i, r)][tcv::bt_pair_c(i)];
-      issue(a, sync_step(s), 0);
-    };
-    uint32_t fa[2][tcv::kMmasPerStep][4];
-    for (int s = sb32; s < se32; s += 2) {
-      step(s, fa[0]);
-      if (s + 1 < se32) step(s + 1, fa[1]);
-    }
-  }
-  wgmma_wait<0>();
-  cp_async_wait<0>();
-}
-
-// A (M x K, row-major) -> per token tile tt and step s, MN * 256 bytes at byte
-// (tt * steps + s) * MN * 256 of `out`, in tcw_b_byte order; zeros past M and past K.
-// One thread per 16-byte core-matrix row (8 k-slots of one token).
-template <Act ACT, bool kTables, int MN>
-__global__ void __launch_bounds__(256) tcw_permute_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
-                                                          uint4* __restrict__ out, int M, int64_t K, int64_t rows16) {
-  using T = typename ActTraits<ACT>::T;
-  if constexpr (MN == 32) {  // LinearArgs::pdl (launch_t): A and the workspace only after the previous work
-    pdl_wait();
-    pdl_launch_dependents();
-  }
-  const int64_t x = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (x >= rows16) return;
-  const int64_t steps = tcw_steps(K);
-  const int per_tile = MN * kTileBytesPerToken / 16;  // 16-byte rows per (tile, step)
-  const int64_t ts = x / per_tile;                     // tt * steps + s
-  const int row = static_cast<int>(x % per_tile);
-  const int64_t s = ts % steps, tt = ts / steps;
-  const int byte = 16 * row;
-  const int n = tcv::tcw_byte_token(byte);
-  const int islot = tcv::tcw_byte_islot(byte);  // slots islot .. islot + 7 of one sub-step
-  const int64_t token = tt * MN + n;
-  uint16_t h[8];
-#pragma unroll
-  for (int e = 0; e < 8; ++e) {
-    const int i = (islot + e) / 16, slot = (islot + e) % 16;
-    const int64_t k = s * kStepK + (kTables ? tcv::bt_slot_k(i, slot) : tcv::slot_k(i, slot));
-    h[e] = 0;
-    if (token < M && k < K) {
-      const T v = A[token * K + k];
-      h[e] = *reinterpret_cast<const uint16_t*>(&v);
-    }
-  }
-  uint4 v;
-  v.x = h[0] | (static_cast<uint32_t>(h[1]) << 16);
-  v.y = h[2] | (static_cast<uint32_t>(h[3]) << 16);
-  v.z = h[4] | (static_cast<uint32_t>(h[5]) << 16);
-  v.w = h[6] | (static_cast<uint32_t>(h[7]) << 16);
-  out[x] = v;
-}
 
 // The kernel for stream-K plans (TcwSched with splits = 0): the CTA walks its range of units tile by
 // tile (its epilogue also handles splits > 0, the form it was measured in; the plan sends those to
@@ -686,78 +469,6 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
 #endif
 }
 
-// Grouped (MoE) form, grouped_tcw: CTA (work item, row tile) = blockIdx (x, y) multiplies 128 rows
-// of its item's expert by that expert's next <= MN routed rows over all K (no split; the items x
-// row tiles fill the GPU at the prefill sizes it is dispatched to). The activations are the
-// 8-token-tile permute of all routed rows (tcw_permute_kernel<ACT, kTables, 8>, one pass over A);
-// an item's rows start at any row, so each step's tile is gathered per token: the 16-byte chunk c
-// of row r lies at uint4 ((r / 8) * steps + s) * 128 + 8 c + r % 8 of the permute and goes to
-// tile byte (n / 8) * kTcwSbo + c * kTcwLbo + (n % 8) * 16 for the item's token n; tokens past
-// the item's rows are zero-filled. No PDL (MoeArgs::pdl is for decode sizes; this kernel ignores it).
-template <Act ACT, int KB, int MN, bool PR>
-__global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
-    grouped_tcw_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C,
-                       const int32_t* __restrict__ offsets, TiledView w) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using Tr = ActTraits<ACT>;
-  using Cfg = TcwCfg<MN>;
-  extern __shared__ __align__(128) char tiles[];
-  __shared__ TcwSmem sm;
-  stage_codebook<KB>(w.codebook, sm.cb);
-  stage_scales(sm.scale);
-  // Its barriers also publish the codebook and scales staged above.
-  const WorkItem item = find_work_item<kTcwThreads>(offsets, static_cast<int>(w.E), MN, blockIdx.x);
-  if (item.expert < 0) return;
-
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
-  const int64_t N = w.N, K = w.K;
-  const int64_t n_lo = static_cast<int64_t>(blockIdx.y) * kTcwRows + 16 * warp + g, n_hi = n_lo + 8;
-  const int64_t steps = tcw_steps(K), ktiles = k_tiles(K);
-  const int row0 = item.row0, rows = item.rows;
-  auto issue_tile = [&](int64_t s, int stage) {
-    if (s < steps) {
-      char* dst = tiles + stage * Cfg::kStageBytes;
-      for (int i = threadIdx.x; i < MN * 16; i += kTcwThreads) {
-        const int n = i % MN, c = i / MN;  // adjacent threads: adjacent rows of one chunk
-        const int r = row0 + min(n, rows - 1);  // in bounds also where zero-filled
-        const uint4* src = Ap + ((static_cast<int64_t>(r >> 3) * steps + s) * 128 + 8 * c + (r & 7));
-        cp_async16(dst + (n >> 3) * tcv::kTcwSbo + c * tcv::kTcwLbo + (n & 7) * 16, src, n < rows);
-      }
-    }
-    cp_async_commit();
-  };
-#pragma unroll
-  for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(st, st);
-
-  const uint32_t cb_base = smem_addr(sm.cb);
-  float cbr[KB <= 3 ? 1 << KB : 1];
-#pragma unroll
-  for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
-  const uint32_t pair_base = PR ? smem_addr(tiles + Cfg::kSmem) + 4 * lane : 0u;
-  float acc[MN / 2];
-  tcw_steps_loop<ACT, KB, MN, PR>(acc, w.packed + item.expert * w.expert_words(), w.absmax + item.expert * w.expert_absmax(),
-                                  N, n_lo, n_hi, 0, steps, ktiles, sm, tiles, cbr, cb_base, pair_base, issue_tile,
-                                  [&] {
-                                    if constexpr (PR) {  // as tcw_kernel: while the first weights are in flight
-                                      stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
-                                      __syncthreads();
-                                    }
-                                  });
-  // acc[4 t + r]: row (r < 2 ? n_lo : n_hi), token 8 t + 2 q + r % 2 of the item.
-#pragma unroll
-  for (int t = 0; t < MN / 8; ++t)
-#pragma unroll
-    for (int r = 0; r < 4; ++r) {
-      const int64_t n = r < 2 ? n_lo : n_hi;
-      const int token = 8 * t + 2 * q + (r & 1);
-      if (n < N && token < rows) C[static_cast<int64_t>(row0 + token) * N + n] = Tr::from_float(acc[4 * t + r]);
-    }
-#else
-  (void)Ap, (void)C, (void)offsets, (void)w;
-  __trap();  // not built for sm_90a: moe_linear refuses grouped_tcw before launching
-#endif
-}
-
 // C = sum of the split-K slices in slice order (deterministic), one thread per output element: a
 // separate launch instead of the last-arriving CTA summing its tile alone, so the whole GPU reduces.
 template <Act ACT>
@@ -818,10 +529,6 @@ struct TcwPlan {
   size_t permuted_bytes = 0;   // the pre-pass output, 256-byte aligned size
   size_t partial_bytes = 0;
 };
-
-// Dynamic shared memory: the activation stages, then the pair table (PR).
-template <int MN, bool PR>
-constexpr int tcw_smem_bytes() { return TcwCfg<MN>::kSmem + (PR ? kPairTableBytes : 0); }
 
 template <Act ACT, int KB, int MN, bool PR>
 int tcw_blocks_per_sm() {
@@ -960,62 +667,6 @@ cudaError_t launch_k(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
                    [&](auto kb) { return launch_mn<ACT, decltype(kb)::value, false>(a, p, permuted); });
 }
 
-// grouped_tcw's token tile from the mean routed rows per active expert (total_rows / min(E,
-// total_rows), as dispatch; not the caller's hint, which kbit-bench sets to the maximum). Measured on
-// the H100 (bench/results/2026-11-25-h100-groupedtcw: run1 tiles 32 against 64, final and tiles
-// runs 128 and 256; us, k = 4 unless stated):
-// - <= 48 mean rows: 32 (GLM-4.7-Flash experts.down at 32 mean rows, M = 512: 110 vs 127 with 64;
-//   Qwen3-Coder-Next at 40, M = 2048: 427 vs 497, though k = 2 took 380 vs 352).
-// - k >= 3: 64 to 64 mean rows (GLM M = 1024: 170 vs 179 with 32), 128 to 160 (GLM M = 2048, 128
-//   rows: 251 vs 279 with 64; Qwen3 M = 4096, 80 rows: 703 vs 719), then 256 (GLM M = 4096, 256 rows:
-//   443 vs 461 with 128).
-// - k = 2 (byte tables, the cheapest decode): 64 up to 160 mean rows, where 128 lost (GLM M = 2048:
-//   222 vs 242 us; Qwen3 M = 4096: 534 vs 701), then 256 (GLM M = 4096: 439 vs 448 with 128).
-int grouped_tcw_mn(const MoeArgs& a) {
-  const int64_t active = std::max<int64_t>(1, std::min<int64_t>(a.w.E, a.total_rows));
-  const int64_t mean = (a.total_rows + active - 1) / active;
-  if (mean <= 48) return 32;
-  if (a.w.bits == 2) return mean <= 160 ? 64 : 256;
-  return mean <= 64 ? 64 : mean <= 160 ? 128 : 256;
-}
-
-template <Act ACT, int KB, int MN, bool PR>
-cudaError_t launch_grouped_t(const MoeArgs& a, uint4* permuted) {
-  using T = typename ActTraits<ACT>::T;
-  const int64_t steps = tcw_steps(a.w.K);
-  const int64_t rows16 = (a.total_rows + 7) / 8 * steps * (8 * kTileBytesPerToken / 16);
-  if (cudaError_t e = launch_ex(tcw_permute_kernel<ACT, (KB <= 3 || PR), 8>, dim3(static_cast<unsigned>((rows16 + 255) / 256)),
-                                256, 0, a.stream, 1, false, static_cast<const T*>(a.A), permuted,
-                                static_cast<int>(a.total_rows), a.w.K, rows16);
-      e != cudaSuccess)
-    return e;
-  const int64_t items = moe_max_items(a.w.E, a.total_rows, MN);
-  auto kern = grouped_tcw_kernel<ACT, KB, MN, PR>;
-  constexpr int bytes = tcw_smem_bytes<MN, PR>();
-  if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
-    return e;
-  const dim3 grid(static_cast<unsigned>(items), static_cast<unsigned>((a.w.N + kTcwRows - 1) / kTcwRows));
-  return launch_ex(kern, grid, kTcwThreads, bytes, a.stream, 1, false, static_cast<const uint4*>(permuted),
-                   static_cast<T*>(a.C), a.expert_offsets, a.w);
-}
-
-template <Act ACT, int KB, bool PR>
-cudaError_t launch_grouped_mn(const MoeArgs& a, uint4* permuted) {
-  switch (grouped_tcw_mn(a)) {
-    case 32: return launch_grouped_t<ACT, KB, 32, PR>(a, permuted);
-    case 64: return launch_grouped_t<ACT, KB, 64, PR>(a, permuted);
-    case 128: return launch_grouped_t<ACT, KB, 128, PR>(a, permuted);
-    default: return launch_grouped_t<ACT, KB, 256, PR>(a, permuted);
-  }
-}
-
-template <Act ACT>
-cudaError_t launch_grouped_k(const MoeArgs& a, uint4* permuted) {
-  if (tcw_uses_pairs(a.w)) return launch_grouped_mn<ACT, 4, true>(a, permuted);
-  return with_bits(a.w.bits, cudaErrorInvalidValue,
-                   [&](auto kb) { return launch_grouped_mn<ACT, decltype(kb)::value, false>(a, permuted); });
-}
-
 }  // namespace
 
 // Workspace: [permuted activations][fp32 partial slots of shared tiles].
@@ -1051,16 +702,6 @@ cudaError_t launch_tcw(const LinearArgs& a) {  // linear() has checked tcw_avail
   if (p.shared_tiles) p.sched.partials = reinterpret_cast<float*>(ws + p.permuted_bytes);
   uint4* permuted = reinterpret_cast<uint4*>(ws);
   return a.act == Act::f16 ? launch_k<Act::f16>(a, p, permuted) : launch_k<Act::bf16>(a, p, permuted);
-}
-
-// The workspace of grouped_tcw: the 8-token-tile permute of all routed rows.
-size_t grouped_tcw_workspace_bytes(int64_t total_rows, const TiledView& w) {
-  return (static_cast<size_t>((total_rows + 7) / 8) * tcw_steps(w.K) * 8 * kTileBytesPerToken + 255) / 256 * 256;
-}
-
-cudaError_t launch_grouped_tcw(const MoeArgs& a) {  // moe_linear has checked tcw_available() and the workspace
-  uint4* permuted = static_cast<uint4*>(a.workspace);
-  return a.act == Act::f16 ? launch_grouped_k<Act::f16>(a, permuted) : launch_grouped_k<Act::bf16>(a, permuted);
 }
 
 }  // namespace kbit::gpu::detail

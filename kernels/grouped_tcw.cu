@@ -1,0 +1,151 @@
+// grouped_tcw (MoeKernel::grouped_tcw): tcw's wgmma step loop (tcw_common.cuh) over MoE work
+// items, sm_90a only; dispatch and its measurements: docs/kernels.md, docs/perf-notes.md
+// ("grouped_tcw").
+#include <algorithm>
+
+#include "tcw_common.cuh"
+
+namespace kbit::gpu::detail {
+
+// Grouped (MoE) form, grouped_tcw: CTA (work item, row tile) = blockIdx (x, y) multiplies 128 rows
+// of its item's expert by that expert's next <= MN routed rows over all K (no split; the items x
+// row tiles fill the GPU at the prefill sizes it is dispatched to). The activations are the
+// 8-token-tile permute of all routed rows (tcw_permute_kernel<ACT, kTables, 8>, one pass over A);
+// an item's rows start at any row, so each step's tile is gathered per token: the 16-byte chunk c
+// of row r lies at uint4 ((r / 8) * steps + s) * 128 + 8 c + r % 8 of the permute and goes to
+// tile byte (n / 8) * kTcwSbo + c * kTcwLbo + (n % 8) * 16 for the item's token n; tokens past
+// the item's rows are zero-filled. No PDL (MoeArgs::pdl is for decode sizes; this kernel ignores it).
+template <Act ACT, int KB, int MN, bool PR>
+__global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
+    grouped_tcw_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C,
+                       const int32_t* __restrict__ offsets, TiledView w) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using Tr = ActTraits<ACT>;
+  using Cfg = TcwCfg<MN>;
+  extern __shared__ __align__(128) char tiles[];
+  __shared__ TcwSmem sm;
+  stage_codebook<KB>(w.codebook, sm.cb);
+  stage_scales(sm.scale);
+  // Its barriers also publish the codebook and scales staged above.
+  const WorkItem item = find_work_item<kTcwThreads>(offsets, static_cast<int>(w.E), MN, blockIdx.x);
+  if (item.expert < 0) return;
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
+  const int64_t N = w.N, K = w.K;
+  const int64_t n_lo = static_cast<int64_t>(blockIdx.y) * kTcwRows + 16 * warp + g, n_hi = n_lo + 8;
+  const int64_t steps = tcw_steps(K), ktiles = k_tiles(K);
+  const int row0 = item.row0, rows = item.rows;
+  auto issue_tile = [&](int64_t s, int stage) {
+    if (s < steps) {
+      char* dst = tiles + stage * Cfg::kStageBytes;
+      for (int i = threadIdx.x; i < MN * 16; i += kTcwThreads) {
+        const int n = i % MN, c = i / MN;  // adjacent threads: adjacent rows of one chunk
+        const int r = row0 + min(n, rows - 1);  // in bounds also where zero-filled
+        const uint4* src = Ap + ((static_cast<int64_t>(r >> 3) * steps + s) * 128 + 8 * c + (r & 7));
+        cp_async16(dst + (n >> 3) * tcv::kTcwSbo + c * tcv::kTcwLbo + (n & 7) * 16, src, n < rows);
+      }
+    }
+    cp_async_commit();
+  };
+#pragma unroll
+  for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(st, st);
+
+  const uint32_t cb_base = smem_addr(sm.cb);
+  float cbr[KB <= 3 ? 1 << KB : 1];
+#pragma unroll
+  for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
+  const uint32_t pair_base = PR ? smem_addr(tiles + Cfg::kSmem) + 4 * lane : 0u;
+  float acc[MN / 2];
+  tcw_steps_loop<ACT, KB, MN, PR>(acc, w.packed + item.expert * w.expert_words(), w.absmax + item.expert * w.expert_absmax(),
+                                  N, n_lo, n_hi, 0, steps, ktiles, sm, tiles, cbr, cb_base, pair_base, issue_tile,
+                                  [&] {
+                                    if constexpr (PR) {  // as tcw_kernel: while the first weights are in flight
+                                      stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
+                                      __syncthreads();
+                                    }
+                                  });
+  // acc[4 t + r]: row (r < 2 ? n_lo : n_hi), token 8 t + 2 q + r % 2 of the item.
+#pragma unroll
+  for (int t = 0; t < MN / 8; ++t)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int64_t n = r < 2 ? n_lo : n_hi;
+      const int token = 8 * t + 2 * q + (r & 1);
+      if (n < N && token < rows) C[static_cast<int64_t>(row0 + token) * N + n] = Tr::from_float(acc[4 * t + r]);
+    }
+#else
+  (void)Ap, (void)C, (void)offsets, (void)w;
+  __trap();  // not built for sm_90a: moe_linear refuses grouped_tcw before launching
+#endif
+}
+
+namespace {
+
+// grouped_tcw's token tile from the mean routed rows per active expert (moe_mean_rows, as
+// dispatch; not the caller's hint, which kbit-bench sets to the maximum). Measured on
+// the H100 (bench/results/2026-11-25-h100-groupedtcw: run1 tiles 32 against 64, final and tiles
+// runs 128 and 256; us, k = 4 unless stated):
+// - <= 48 mean rows: 32 (GLM-4.7-Flash experts.down at 32 mean rows, M = 512: 110 vs 127 with 64;
+//   Qwen3-Coder-Next at 40, M = 2048: 427 vs 497, though k = 2 took 380 vs 352).
+// - k >= 3: 64 to 64 mean rows (GLM M = 1024: 170 vs 179 with 32), 128 to 160 (GLM M = 2048, 128
+//   rows: 251 vs 279 with 64; Qwen3 M = 4096, 80 rows: 703 vs 719), then 256 (GLM M = 4096, 256 rows:
+//   443 vs 461 with 128).
+// - k = 2 (byte tables, the cheapest decode): 64 up to 160 mean rows, where 128 lost (GLM M = 2048:
+//   222 vs 242 us; Qwen3 M = 4096: 534 vs 701), then 256 (GLM M = 4096: 439 vs 448 with 128).
+int grouped_tcw_mn(const MoeArgs& a) {
+  const int64_t mean = moe_mean_rows(a.w.E, a.total_rows);
+  if (mean <= 48) return 32;
+  if (a.w.bits == 2) return mean <= 160 ? 64 : 256;
+  return mean <= 64 ? 64 : mean <= 160 ? 128 : 256;
+}
+
+template <Act ACT, int KB, int MN, bool PR>
+cudaError_t launch_grouped_t(const MoeArgs& a, uint4* permuted) {
+  using T = typename ActTraits<ACT>::T;
+  const int64_t steps = tcw_steps(a.w.K);
+  const int64_t rows16 = (a.total_rows + 7) / 8 * steps * (8 * kTileBytesPerToken / 16);
+  if (cudaError_t e = launch_ex(tcw_permute_kernel<ACT, (KB <= 3 || PR), 8>, dim3(static_cast<unsigned>((rows16 + 255) / 256)),
+                                256, 0, a.stream, 1, false, static_cast<const T*>(a.A), permuted,
+                                static_cast<int>(a.total_rows), a.w.K, rows16);
+      e != cudaSuccess)
+    return e;
+  const int64_t items = moe_max_items(a.w.E, a.total_rows, MN);
+  auto kern = grouped_tcw_kernel<ACT, KB, MN, PR>;
+  constexpr int bytes = tcw_smem_bytes<MN, PR>();
+  if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
+    return e;
+  const dim3 grid(static_cast<unsigned>(items), static_cast<unsigned>((a.w.N + kTcwRows - 1) / kTcwRows));
+  return launch_ex(kern, grid, kTcwThreads, bytes, a.stream, 1, false, static_cast<const uint4*>(permuted),
+                   static_cast<T*>(a.C), a.expert_offsets, a.w);
+}
+
+template <Act ACT, int KB, bool PR>
+cudaError_t launch_grouped_mn(const MoeArgs& a, uint4* permuted) {
+  switch (grouped_tcw_mn(a)) {
+    case 32: return launch_grouped_t<ACT, KB, 32, PR>(a, permuted);
+    case 64: return launch_grouped_t<ACT, KB, 64, PR>(a, permuted);
+    case 128: return launch_grouped_t<ACT, KB, 128, PR>(a, permuted);
+    default: return launch_grouped_t<ACT, KB, 256, PR>(a, permuted);
+  }
+}
+
+template <Act ACT>
+cudaError_t launch_grouped_k(const MoeArgs& a, uint4* permuted) {
+  if (tcw_uses_pairs(a.w)) return launch_grouped_mn<ACT, 4, true>(a, permuted);
+  return with_bits(a.w.bits, cudaErrorInvalidValue,
+                   [&](auto kb) { return launch_grouped_mn<ACT, decltype(kb)::value, false>(a, permuted); });
+}
+
+}  // namespace
+
+// The workspace of grouped_tcw: the 8-token-tile permute of all routed rows.
+size_t grouped_tcw_workspace_bytes(int64_t total_rows, const TiledView& w) {
+  return (static_cast<size_t>((total_rows + 7) / 8) * tcw_steps(w.K) * 8 * kTileBytesPerToken + 255) / 256 * 256;
+}
+
+cudaError_t launch_grouped_tcw(const MoeArgs& a) {  // moe_linear has checked tcw_available() and the workspace
+  uint4* permuted = static_cast<uint4*>(a.workspace);
+  return a.act == Act::f16 ? launch_grouped_k<Act::f16>(a, permuted) : launch_grouped_k<Act::bf16>(a, permuted);
+}
+
+}  // namespace kbit::gpu::detail

@@ -1,0 +1,231 @@
+// What tcw.cu (the dense wgmma kernels) and grouped_tcw.cu (their MoE form) share: the CTA shape
+// and pipeline configuration, the activation pre-pass (tcw_permute_kernel) and the step loop
+// (tcw_steps_loop). The design is described at the top of tcw.cu.
+#pragma once
+
+#include "common.cuh"
+#include "kbit/tcv_map.h"
+#include "launch.h"
+#include "tcv_decode.cuh"
+#include "wgmma_rs.cuh"
+
+namespace kbit::gpu::detail {
+
+namespace {
+constexpr int kStepK = tcv::kStepK;       // 128 k per step
+constexpr int kTileBytesPerToken = kStepK * 2;
+
+// Two warpgroups per CTA, each owning 64 weight rows, both reading the same activation tile. Three
+// at MN <= 64 (168 registers fit 384 threads) measured slower on the H100 (Llama-3-70B gate_up
+// M = 32: 282 vs 262 us; bench/results/2026-11-25-h100-tcw).
+constexpr int kTcwThreads = 256;
+constexpr int kTcwRows = 128;  // weight rows per CTA
+
+template <int MN>
+struct TcwCfg {
+  static constexpr int kStages = MN >= 256 ? 2 : 3;
+  static constexpr int kStageBytes = MN * kTileBytesPerToken;
+  static constexpr int kSmem = kStages * kStageBytes;
+  static constexpr int kMinBlocks = MN <= 32 ? 2 : 1;
+};
+
+struct TcwSmem {
+  alignas(256) float cb[32];
+  float scale[256];
+};
+
+__host__ __device__ inline int64_t tcw_steps(int64_t K) { return (K + kStepK - 1) / kStepK; }
+
+// Dynamic shared memory: the activation stages, then the pair table (PR).
+template <int MN, bool PR>
+constexpr int tcw_smem_bytes() { return TcwCfg<MN>::kSmem + (PR ? kPairTableBytes : 0); }
+}  // namespace
+
+// The step loop of one (row tile, token tile) over steps sb .. se - 1, used by grouped_tcw_kernel (tcw_kernel and
+// tcw_streamk_kernel keep their inline copies of it: through this function ptxas scheduled them
+// differently, sass_compare DIFF, and their SASS is the one measured).
+// On entry the codebook and scales are staged (cbr, cb_base) and issue_tile(s, stage) -- cp.async,
+// one commit group per call, nothing copied for s >= se -- has requested the activation tiles of
+// steps sb .. sb + kStages - 2 into stages 0 .. kStages - 2. `packed` / `absmax`: the weights this
+// CTA multiplies (one expert's in grouped_tcw_kernel); rows n_lo and n_hi are this lane's.
+// after_fetch() runs once the first step's weights are requested (the pair table is staged there).
+// Returns acc (token-major fragments, see the epilogues) with every wgmma and copy retired.
+template <Act ACT, int KB, int MN, bool PR, class IssueTile, class AfterFetch>
+__device__ __forceinline__ void tcw_steps_loop(float (&acc)[MN / 2], const uint32_t* packed, const uint8_t* absmax,
+                                               int64_t N, int64_t n_lo, int64_t n_hi, int64_t sb, int64_t se,
+                                               int64_t ktiles, const TcwSmem& sm, char* tiles,
+                                               const float (&cbr)[KB <= 3 ? 1 << KB : 1], uint32_t cb_base,
+                                               uint32_t pair_base, IssueTile&& issue_tile, AfterFetch&& after_fetch) {
+  using Cfg = TcwCfg<MN>;
+  const int q = threadIdx.x % 4;
+  // The lane's block (step s: k-tile 2 s + q / 2, half q % 2) of rows n_lo and n_hi.
+  const bool row_ok[2] = {n_lo < N, n_hi < N};
+  const uint32_t* pw[2];
+  const uint8_t* pa[2];
+  block_pair_pointers<KB>(packed, absmax, N, n_lo, n_hi, q, sb, row_ok, pw, pa);
+  const int64_t w_step = 2 * N * kBlocksPerTile * KB, a_step = 2 * N * kBlocksPerTile;
+  uint32_t wn[2][KB] = {};  // fetch_block_pair keeps them on skipped blocks
+  uint8_t sn[2];
+  // 32-bit step indices in the loops (steps < 2^31 for any K < 2^38): 64-bit compares cost two
+  // integer instructions each, on the pipe the decode loads most.
+  const int sb32 = static_cast<int>(sb), se32 = static_cast<int>(se), ktiles32 = static_cast<int>(ktiles);
+  auto fetch = [&](int step) {
+    fetch_block_pair<KB>(step < se32 && 2 * step + q / 2 < ktiles32, row_ok, pw, pa, w_step, a_step, wn, sn);
+  };
+#pragma unroll
+  for (int r = 0; r < MN / 2; ++r) acc[r] = 0.0f;
+
+  // Per step: wait for its activation tile and for the previous step's wgmma, barrier, start the
+  // copy of a later tile into the stage the previous step used, issue wgmma. Sub-step i of a stage
+  // starts 2 i core-matrix columns in: descriptor + 16 i (the address field counts 16 bytes).
+  int stage = 0;  // of step s
+  auto sync_step = [&](int64_t s) -> uint64_t {
+    cp_async_wait<Cfg::kStages - 2>();  // this thread's copies of step s landed
+    fence_proxy_async_smem();           // ... and are visible to wgmma's reads
+    wgmma_wait<0>();                    // step s - 1's wgmma are done with their tile and registers
+    __syncthreads();
+    issue_tile(s + Cfg::kStages - 1, stage == 0 ? Cfg::kStages - 1 : stage - 1);
+    const uint64_t d = tcv::tcw_desc(smem_addr(tiles + stage * Cfg::kStageBytes));
+    stage = stage + 1 == Cfg::kStages ? 0 : stage + 1;
+    return d;
+  };
+  // Issue wgmma for sub-steps i0 .. i0 + I - 1 with the A fragments a[0 .. I-1] and commit them as
+  // one group. The fences pin the fragments and accumulators in their registers before the wgmma
+  // fence (no instruction defining a wgmma input may sit between the fence and the wgmma).
+  auto issue = [&](auto& a, uint64_t d, int i0) {
+    constexpr int I = sizeof(a) / sizeof(a[0]);
+#pragma unroll
+    for (int i = 0; i < I; ++i)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) fence_operand(a[i][r]);
+#pragma unroll
+    for (int r = 0; r < MN / 2; ++r) fence_operand(acc[r]);
+    wgmma_fence();
+#pragma unroll
+    for (int i = 0; i < I; ++i) wgmma_rs<ACT, MN>(acc, a[i], d + static_cast<uint64_t>(16 * (i0 + i)));
+    wgmma_commit();
+#pragma unroll
+    for (int r = 0; r < MN / 2; ++r) fence_operand(acc[r]);
+  };
+  auto next_weights = [&](int s, uint32_t(&wc)[2][KB], float(&sc)[2]) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+#pragma unroll
+      for (int b = 0; b < KB; ++b) wc[j][b] = wn[j][b];
+      sc[j] = sm.scale[sn[j]];
+    }
+    fetch(s + 1);
+  };
+
+  fetch(sb32);
+  after_fetch();
+  if constexpr (PR) {
+    // k = 4 with the pair table: the half steps of the k >= 4 loop below, fragments by frag_from_pairs.
+    uint32_t a0[4][4], a1[4][4];
+    for (int s = sb32; s < se32; ++s) {
+      uint32_t wc[2][KB], T[2][4], sc2[2];
+      float sc[2];
+      next_weights(s, wc, sc);
+      block_nibbles<KB>(wc[0], T[0]);
+      block_nibbles<KB>(wc[1], T[1]);
+      sc2[0] = pack2<ACT>(sc[0], sc[0]);  // exact: E4M4 values are fp16 and bf16 numbers
+      sc2[1] = pack2<ACT>(sc[1], sc[1]);
+      wgmma_wait<1>();
+#pragma unroll
+      for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, i, a0[i]);
+      const uint64_t d = sync_step(s);
+      issue(a0, d, 0);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, 4 + i, a1[i]);
+      issue(a1, d, 4);
+    }
+  } else if constexpr (KB >= 4) {
+    // Half steps: the fragments of sub-steps 0..3 and 4..7 live in a0 and a1 (32 registers, not 64)
+    // and each half is its own wgmma group. a0 is rewritten only after wgmma_wait<1> retired the
+    // previous step's first half; a1 after the wait<0> of sync_step retired its second half. The
+    // decode of the first half overlaps the previous second half, the decode of the second half
+    // this step's first half. (PTX: the A registers of an in-flight wgmma must not be written.)
+    uint32_t a0[4][4], a1[4][4];
+    for (int s = sb32; s < se32; ++s) {
+      uint32_t wc[2][KB], E[2][4], O[2][4];
+      float sc[2];
+      next_weights(s, wc, sc);
+      block_offsets<KB>(wc[0], E[0], O[0]);
+      block_offsets<KB>(wc[1], E[1], O[1]);
+      wgmma_wait<1>();
+#pragma unroll
+      for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, i, a0[i]);
+      const uint64_t d = sync_step(s);
+      issue(a0, d, 0);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, 4 + i, a1[i]);
+      issue(a1, d, 4);
+    }
+  } else {
+    // k <= 3: the byte tables give all 8 fragments at once (W), so whole steps alternate between
+    // two arrays: the one a step writes was last read two steps back, retired by the previous
+    // step's wgmma_wait<0>; the decode of a step overlaps the previous step's wgmma.
+    auto step = [&](int s, uint32_t(&a)[tcv::kMmasPerStep][4]) {
+      uint32_t wc[2][KB];
+      float sc[2];
+      next_weights(s, wc, sc);
+      uint32_t W[2][4][4];
+      table_pairs<ACT, KB>(wc, sc, cbr, W);
+#pragma unroll
+      for (int i = 0; i < tcv::kMmasPerStep; ++i)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) a[i][r] = W[r & 1][tcv::bt_pair_r(i, r)][tcv::bt_pair_c(i)];
+      issue(a, sync_step(s), 0);
+    };
+    uint32_t fa[2][tcv::kMmasPerStep][4];
+    for (int s = sb32; s < se32; s += 2) {
+      step(s, fa[0]);
+      if (s + 1 < se32) step(s + 1, fa[1]);
+    }
+  }
+  wgmma_wait<0>();
+  cp_async_wait<0>();
+}
+
+// A (M x K, row-major) -> per token tile tt and step s, MN * 256 bytes at byte
+// (tt * steps + s) * MN * 256 of `out`, in tcw_b_byte order; zeros past M and past K.
+// One thread per 16-byte core-matrix row (8 k-slots of one token).
+template <Act ACT, bool kTables, int MN>
+__global__ void __launch_bounds__(256) tcw_permute_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
+                                                          uint4* __restrict__ out, int M, int64_t K, int64_t rows16) {
+  using T = typename ActTraits<ACT>::T;
+  if constexpr (MN == 32) {  // LinearArgs::pdl (launch_t): A and the workspace only after the previous work
+    pdl_wait();
+    pdl_launch_dependents();
+  }
+  const int64_t x = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (x >= rows16) return;
+  const int64_t steps = tcw_steps(K);
+  const int per_tile = MN * kTileBytesPerToken / 16;  // 16-byte rows per (tile, step)
+  const int64_t ts = x / per_tile;                     // tt * steps + s
+  const int row = static_cast<int>(x % per_tile);
+  const int64_t s = ts % steps, tt = ts / steps;
+  const int byte = 16 * row;
+  const int n = tcv::tcw_byte_token(byte);
+  const int islot = tcv::tcw_byte_islot(byte);  // slots islot .. islot + 7 of one sub-step
+  const int64_t token = tt * MN + n;
+  uint16_t h[8];
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    const int i = (islot + e) / 16, slot = (islot + e) % 16;
+    const int64_t k = s * kStepK + (kTables ? tcv::bt_slot_k(i, slot) : tcv::slot_k(i, slot));
+    h[e] = 0;
+    if (token < M && k < K) {
+      const T v = A[token * K + k];
+      h[e] = *reinterpret_cast<const uint16_t*>(&v);
+    }
+  }
+  uint4 v;
+  v.x = h[0] | (static_cast<uint32_t>(h[1]) << 16);
+  v.y = h[2] | (static_cast<uint32_t>(h[3]) << 16);
+  v.z = h[4] | (static_cast<uint32_t>(h[5]) << 16);
+  v.w = h[6] | (static_cast<uint32_t>(h[7]) << 16);
+  out[x] = v;
+}
+
+}  // namespace kbit::gpu::detail
