@@ -362,8 +362,7 @@ MoeKernel choose_moe(int64_t total_rows, const TiledView& w, bool tcw) {
   // active), not the maximum: a skewed routing gives the busiest expert several work items of the
   // grouped gemv, and kbit-bench on the H100 had grouped_gemv ahead of grouped_mma at Qwen3 M = 64
   // and 128 (mean 1.25 and 2.5 rows, max ~40-90) where the maximum picked grouped_mma.
-  const int64_t active = std::max<int64_t>(1, std::min<int64_t>(w.E, total_rows));
-  const int64_t mean = (total_rows + active - 1) / active;
+  const int64_t mean = detail::moe_mean_rows(w.E, total_rows);
   if (w.K <= 512 && total_rows <= 24) return MoeKernel::grouped_gemv;
   // grouped_tcw (sm_90a) from 8 mean rows, at k = 2, 3 and 4 (H100, bench/results/2026-11-25-h100-
   // groupedtcw/run1, against grouped_tcv): GLM-4.7-Flash experts at 8 mean rows (M = 128) down 72.7
@@ -400,14 +399,18 @@ Status moe_linear(const MoeArgs& a) {
   if (a.total_rows == 0) return ok();
   MoeArgs b = a;
   b.pdl = a.pdl && detail::device_has_pdl();  // the launchers follow b.pdl as it is
-  if (b.max_rows_per_expert_hint <= 0) {
-    const int64_t active = std::max<int64_t>(1, std::min<int64_t>(a.w.E, a.total_rows));
-    b.max_rows_per_expert_hint = static_cast<int>((a.total_rows + active - 1) / active);
+  if (b.max_rows_per_expert_hint <= 0)
+    b.max_rows_per_expert_hint = static_cast<int>(detail::moe_mean_rows(a.w.E, a.total_rows));
+  // The workspace, as in linear(): automatic falls back to a kernel that needs none when the
+  // caller gave too little (or a misaligned one); an explicit kernel is refused.
+  auto workspace_ok = [&](size_t need) {
+    return have_workspace(need, a.workspace, a.workspace_bytes) && (need == 0 || aligned(a.workspace, 16));
+  };
+  MoeKernel k = a.kernel;
+  if (k == MoeKernel::automatic) {
+    k = choose_moe(a.total_rows, a.w, detail::tcw_available());
+    if (!workspace_ok(moe_linear_workspace_bytes(a.total_rows, a.w, a.act, k))) k = choose_moe(a.total_rows, a.w, false);
   }
-  const size_t tcw_need = detail::grouped_tcw_workspace_bytes(a.total_rows, a.w);
-  const bool tcw_ws = have_workspace(tcw_need, a.workspace, a.workspace_bytes) && aligned(a.workspace, 16);
-  const MoeKernel k = a.kernel == MoeKernel::automatic ? choose_moe(a.total_rows, a.w, detail::tcw_available() && tcw_ws)
-                                                       : a.kernel;
   if (k == MoeKernel::grouped_tcw) {
     if (!detail::tcw_available())
       return fail(Status::bad_kernel,
@@ -415,13 +418,14 @@ Status moe_linear(const MoeArgs& a) {
     if (a.w.N > detail::kGroupedTcwMaxN)
       return fail(Status::bad_shape, "kernel grouped_tcw takes N <= " + std::to_string(detail::kGroupedTcwMaxN) + ", got N = " +
                                          std::to_string(a.w.N));
-    if (!have_workspace(tcw_need, a.workspace, a.workspace_bytes))
-      return fail(Status::workspace_too_small, "kernel grouped_tcw needs " + std::to_string(tcw_need) +
-                                                   " workspace bytes (moe_linear_workspace_bytes), got " +
-                                                   std::to_string(a.workspace_bytes));
-    if (!aligned(a.workspace, 16))
-      return fail(Status::misaligned, "workspace must be 16-byte aligned (it is read and written as 16-byte vectors)");
   }
+  const size_t need = moe_linear_workspace_bytes(a.total_rows, a.w, a.act, k);
+  if (!have_workspace(need, a.workspace, a.workspace_bytes))
+    return fail(Status::workspace_too_small, std::string("kernel ") + moe_kernel_name(k) + " needs " + std::to_string(need) +
+                                                 " workspace bytes (moe_linear_workspace_bytes), got " +
+                                                 std::to_string(a.workspace_bytes));
+  if (need > 0 && !aligned(a.workspace, 16))
+    return fail(Status::misaligned, "workspace must be 16-byte aligned (it is read and written as 16-byte vectors)");
   cudaError_t e = cudaSuccess;
   switch (k) {
     case MoeKernel::v0: e = detail::launch_v0_moe(b); break;

@@ -427,6 +427,12 @@ __device__ __forceinline__ WorkItem find_work_item_warp(const int32_t* __restric
   return found;
 }
 
+// Mean routed rows per active expert, rounded up (at most min(E, total_rows) experts are active):
+// what the MoE dispatch and grouped_tcw's token tile are chosen by.
+inline int64_t moe_mean_rows(int64_t E, int64_t total_rows) {
+  const int64_t m = E < total_rows ? E : total_rows, active = m > 1 ? m : 1;
+  return (total_rows + active - 1) / active;
+}
 inline int64_t moe_max_items(int64_t E, int64_t total_rows, int chunk) {
   return (E < total_rows ? E : total_rows) + total_rows / chunk;
 }
