@@ -6,7 +6,8 @@
 # GPU's clocks are left as they are (ncu would otherwise lock them to base for the run).
 # Usage (repo root on the GPU machine, binaries in .deps/gpu): bash bench/scripts/h100_ncu_profile.sh
 # [CASE...] -- the cases below by default; NCU_KERNELS (an ncu kernel-name regex, default
-# 'gemv_kernel|mma_kernel') picks the launch profiled in each.
+# 'gemv_kernel|mma_kernel') picks the launches profiled in each, NCU_LAUNCHES (default 1) how many
+# of them (the first ones matching).
 # Writes $OUT/ncu.tar.gz: one .ncu-rep and one text report (details page) per case, summary.txt.
 set -u
 D="$OUT/ncu"
@@ -26,14 +27,14 @@ sections=(--section SpeedOfLight --section SchedulerStats --section WarpStateSta
 for c in "${cases[@]}"; do
   tag=$(echo "$c" | tr '/' '_')
   # --page details: with --export, ncu prints the text report only when asked for a page
-  timeout 240 ncu --clock-control none --kernel-name regex:"${NCU_KERNELS:-gemv_kernel|mma_kernel}" --launch-count 1 \
+  timeout 240 ncu --clock-control none --kernel-name regex:"${NCU_KERNELS:-gemv_kernel|mma_kernel}" --launch-count "${NCU_LAUNCHES:-1}" \
     "${sections[@]}" --page details --export "$D/$tag" --force-overwrite \
     .deps/gpu/kbit-verify --case "$c" --no-cublas --no-rerun --no-exact --shapes data/shapes.json \
     > "$D/$tag.txt" 2>&1
   echo "$c rc=$? $(grep -E '^\[' "$D/$tag.txt" | cut -c1-60 | head -1)" | tee -a "$D/summary.txt"
   # the headline numbers, so the summary reads without the ncu GUI
   grep -E "DRAM Throughput|Memory Throughput|Duration|Issue Slots Busy|Issued Ipc Active|No Eligible|Achieved Occupancy|Registers Per Thread|Stall|Warp Cycles Per Issued|Tensor|Pipe" \
-    "$D/$tag.txt" | sed 's/^/    /' | head -30 >> "$D/summary.txt"
+    "$D/$tag.txt" | sed 's/^/    /' | head -${NCU_SUMMARY_LINES:-30} >> "$D/summary.txt"
 done
 cat "$D/summary.txt"
 tar -C "$OUT" -czf "$OUT/ncu.tar.gz" ncu && rm -rf "$D"
