@@ -2,6 +2,7 @@
 // items, sm_90a only; dispatch and its measurements: docs/kernels.md, docs/perf-notes.md
 // ("grouped_tcw").
 #include <algorithm>
+#include <type_traits>
 
 #include "tcw_common.cuh"
 
@@ -19,8 +20,13 @@ namespace kbit::gpu::detail {
 // of row r lies at uint4 ((r / 8) * steps + s) * 128 + 8 c + r % 8 of the permute and goes to
 // tile byte (n / 8) * kTcwSbo + c * kTcwLbo + (n % 8) * 16 for the item's token n; tokens past
 // the item's rows are zero-filled. No PDL (MoeArgs::pdl is for decode sizes; this kernel ignores it).
+// Two CTAs per SM also at k = 2, MN = 64 (123 registers with one loop copy; the width copies took
+// it to 155 and one CTA per SM unbounded).
+template <int KB, int MN>
+constexpr int kGroupedTcwMinBlocks = MN == 64 && KB == 2 ? 2 : TcwCfg<MN>::kMinBlocks;
+
 template <Act ACT, int KB, int MN, bool PR>
-__global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
+__global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN>)
     grouped_tcw_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C,
                        const int32_t* __restrict__ offsets, TiledView w) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -41,11 +47,16 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   const int64_t n_lo = static_cast<int64_t>(row_tile) * kTcwRows + 16 * warp + g, n_hi = n_lo + 8;
   const int64_t steps = tcw_steps(K), ktiles = k_tiles(K);
   const int row0 = item.row0, rows = item.rows;
+  // The item's wgmma width: MN >> nsel tokens, the least power-of-two part of MN (>= 32) holding its
+  // rows, so an expert's last, partial item does not multiply (and load) a whole MN-token tile.
+  int nsel = 0;
+  while ((MN >> (nsel + 1)) >= 32 && (MN >> (nsel + 1)) >= rows) ++nsel;
+  const int lg_nt = __ffs(MN >> nsel) - 1;  // log2 of the width
   auto issue_tile = [&](int64_t s, int stage) {
     if (s < steps) {
       char* dst = tiles + stage * Cfg::kStageBytes;
-      for (int i = threadIdx.x; i < MN * 16; i += kTcwThreads) {
-        const int n = i % MN, c = i / MN;  // adjacent threads: adjacent rows of one chunk
+      for (int i = threadIdx.x; i < 16 << lg_nt; i += kTcwThreads) {
+        const int n = i & ((1 << lg_nt) - 1), c = i >> lg_nt;  // adjacent threads: adjacent rows of one chunk
         const int r = row0 + min(n, rows - 1);  // in bounds also where zero-filled
         const uint4* src = Ap + ((static_cast<int64_t>(r >> 3) * steps + s) * 128 + 8 * c + (r & 7));
         cp_async16(dst + (n >> 3) * tcv::kTcwSbo + c * tcv::kTcwLbo + (n & 7) * 16, src, n < rows);
@@ -61,24 +72,43 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
 #pragma unroll
   for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
   const uint32_t pair_base = PR ? smem_addr(tiles + Cfg::kSmem) + 4 * lane : 0u;
-  float acc[MN / 2];
-  tcw_steps_loop<ACT, KB, MN, PR>(acc, w.packed + item.expert * w.expert_words(), w.absmax + item.expert * w.expert_absmax(),
-                                  N, n_lo, n_hi, 0, steps, ktiles, sm, tiles, cbr, cb_base, pair_base, issue_tile,
-                                  [&] {
-                                    if constexpr (PR) {  // as tcw_kernel: while the first weights are in flight
-                                      stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
-                                      __syncthreads();
-                                    }
-                                  });
-  // acc[4 t + r]: row (r < 2 ? n_lo : n_hi), token 8 t + 2 q + r % 2 of the item.
+  // One copy of the step loop and epilogue per width (a branch between wgmma groups inside one loop
+  // makes ptxas serialize every wgmma: C7520).
+  auto run = [&](auto width) {
+    constexpr int NW = decltype(width)::value;
+    float acc[NW / 2];
+    tcw_steps_loop<ACT, KB, MN, PR, NW>(acc, w.packed + item.expert * w.expert_words(),
+                                        w.absmax + item.expert * w.expert_absmax(), N, n_lo, n_hi, 0, steps, ktiles, sm,
+                                        tiles, cbr, cb_base, pair_base, issue_tile, [&] {
+                                          if constexpr (PR) {  // as tcw_kernel: while the first weights are in flight
+                                            stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
+                                            __syncthreads();
+                                          }
+                                        });
+    // acc[4 t + r]: row (r < 2 ? n_lo : n_hi), token 8 t + 2 q + r % 2 of the item.
 #pragma unroll
-  for (int t = 0; t < MN / 8; ++t)
+    for (int t = 0; t < NW / 8; ++t)
 #pragma unroll
-    for (int r = 0; r < 4; ++r) {
-      const int64_t n = r < 2 ? n_lo : n_hi;
-      const int token = 8 * t + 2 * q + (r & 1);
-      if (n < N && token < rows) C[static_cast<int64_t>(row0 + token) * N + n] = Tr::from_float(acc[4 * t + r]);
+      for (int r = 0; r < 4; ++r) {
+        const int64_t n = r < 2 ? n_lo : n_hi;
+        const int token = 8 * t + 2 * q + (r & 1);
+        if (n < N && token < rows) C[static_cast<int64_t>(row0 + token) * N + n] = Tr::from_float(acc[4 * t + r]);
+      }
+  };
+  if constexpr (MN >= 64) {
+    if (nsel > 0) {
+      if constexpr (MN >= 128) {
+        if (nsel > 1) {
+          if constexpr (MN >= 256) {
+            if (nsel > 2) return run(std::integral_constant<int, MN / 8>{});
+          }
+          return run(std::integral_constant<int, MN / 4>{});
+        }
+      }
+      return run(std::integral_constant<int, MN / 2>{});
     }
+  }
+  run(std::integral_constant<int, MN>{});
 #else
   (void)Ap, (void)C, (void)offsets, (void)w;
   __trap();  // not built for sm_90a: moe_linear refuses grouped_tcw before launching

@@ -49,9 +49,10 @@ constexpr int tcw_smem_bytes() { return TcwCfg<MN>::kSmem + (PR ? kPairTableByte
 // steps sb .. sb + kStages - 2 into stages 0 .. kStages - 2. `packed` / `absmax`: the weights this
 // CTA multiplies (one expert's in grouped_tcw_kernel); rows n_lo and n_hi are this lane's.
 // after_fetch() runs once the first step's weights are requested (the pair table is staged there).
+// The wgmma multiply NW <= MN tokens (grouped_tcw: an item's width; the stages keep MN's layout).
 // Returns acc (token-major fragments, see the epilogues) with every wgmma and copy retired.
-template <Act ACT, int KB, int MN, bool PR, class IssueTile, class AfterFetch>
-__device__ __forceinline__ void tcw_steps_loop(float (&acc)[MN / 2], const uint32_t* packed, const uint8_t* absmax,
+template <Act ACT, int KB, int MN, bool PR, int NW, class IssueTile, class AfterFetch>
+__device__ __forceinline__ void tcw_steps_loop(float (&acc)[NW / 2], const uint32_t* packed, const uint8_t* absmax,
                                                int64_t N, int64_t n_lo, int64_t n_hi, int64_t sb, int64_t se,
                                                int64_t ktiles, const TcwSmem& sm, char* tiles,
                                                const float (&cbr)[KB <= 3 ? 1 << KB : 1], uint32_t cb_base,
@@ -73,7 +74,7 @@ __device__ __forceinline__ void tcw_steps_loop(float (&acc)[MN / 2], const uint3
     fetch_block_pair<KB>(step < se32 && 2 * step + q / 2 < ktiles32, row_ok, pw, pa, w_step, a_step, wn, sn);
   };
 #pragma unroll
-  for (int r = 0; r < MN / 2; ++r) acc[r] = 0.0f;
+  for (int r = 0; r < NW / 2; ++r) acc[r] = 0.0f;
 
   // Per step: wait for its activation tile and for the previous step's wgmma, barrier, start the
   // copy of a later tile into the stage the previous step used, issue wgmma. Sub-step i of a stage
@@ -99,13 +100,13 @@ __device__ __forceinline__ void tcw_steps_loop(float (&acc)[MN / 2], const uint3
 #pragma unroll
       for (int r = 0; r < 4; ++r) fence_operand(a[i][r]);
 #pragma unroll
-    for (int r = 0; r < MN / 2; ++r) fence_operand(acc[r]);
+    for (int r = 0; r < NW / 2; ++r) fence_operand(acc[r]);
     wgmma_fence();
 #pragma unroll
-    for (int i = 0; i < I; ++i) wgmma_rs<ACT, MN>(acc, a[i], d + static_cast<uint64_t>(16 * (i0 + i)));
+    for (int i = 0; i < I; ++i) wgmma_rs<ACT, NW>(acc, a[i], d + static_cast<uint64_t>(16 * (i0 + i)));
     wgmma_commit();
 #pragma unroll
-    for (int r = 0; r < MN / 2; ++r) fence_operand(acc[r]);
+    for (int r = 0; r < NW / 2; ++r) fence_operand(acc[r]);
   };
   auto next_weights = [&](int s, uint32_t(&wc)[2][KB], float(&sc)[2]) {
 #pragma unroll

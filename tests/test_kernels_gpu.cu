@@ -609,6 +609,12 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
       {2, 100, 512, {70, 50}},
       {2, 136, 384, {150, 97}},
       {2, 72, 256, {300, 113}},
+      // grouped_tcw's item widths (the least power-of-two part of the tile, >= 32, that holds the
+      // item's rows): mean 177 -> 256-row tiles, items of 256, 128, 64 and 32 width, full and partial
+      // (rows 256, 200, 129, 128, 65, 64, 33, 32, 8, 1 per item); mean 94 -> 128-row tiles at k >= 3
+      // (widths 128, 64, 32) and 64 at k = 2 (64, 32)
+      {12, 72, 256, {520, 400, 300, 257, 200, 129, 128, 65, 64, 33, 32, 1}},
+      {6, 40, 128, {200, 161, 100, 64, 40, 1}},
   };
   // Many experts, decode routing: 10 tokens x top-4 over 300 experts, most experts empty.
   {
