@@ -51,31 +51,30 @@ __global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN>)
   // rows, so an expert's last, partial item does not multiply (and load) a whole MN-token tile.
   int nsel = 0;
   while ((MN >> (nsel + 1)) >= 32 && (MN >> (nsel + 1)) >= rows) ++nsel;
-  const int lg_nt = __ffs(MN >> nsel) - 1;  // log2 of the width
-  auto issue_tile = [&](int64_t s, int stage) {
-    if (s < steps) {
-      char* dst = tiles + stage * Cfg::kStageBytes;
-      for (int i = threadIdx.x; i < 16 << lg_nt; i += kTcwThreads) {
-        const int n = i & ((1 << lg_nt) - 1), c = i >> lg_nt;  // adjacent threads: adjacent rows of one chunk
-        const int r = row0 + min(n, rows - 1);  // in bounds also where zero-filled
-        const uint4* src = Ap + ((static_cast<int64_t>(r >> 3) * steps + s) * 128 + 8 * c + (r & 7));
-        cp_async16(dst + (n >> 3) * tcv::kTcwSbo + c * tcv::kTcwLbo + (n & 7) * 16, src, n < rows);
-      }
-    }
-    cp_async_commit();
-  };
-#pragma unroll
-  for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(st, st);
 
   const uint32_t cb_base = smem_addr(sm.cb);
   float cbr[KB <= 3 ? 1 << KB : 1];
-#pragma unroll
-  for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
   const uint32_t pair_base = PR ? smem_addr(tiles + Cfg::kSmem) + 4 * lane : 0u;
-  // One copy of the step loop and epilogue per width (a branch between wgmma groups inside one loop
-  // makes ptxas serialize every wgmma: C7520).
+  // One copy of the copies, the step loop and the epilogue per width (a branch between wgmma groups
+  // inside one loop makes ptxas serialize every wgmma: C7520).
   auto run = [&](auto width) {
     constexpr int NW = decltype(width)::value;
+    auto issue_tile = [&](int64_t s, int stage) {
+      if (s < steps) {
+        char* dst = tiles + stage * Cfg::kStageBytes;
+        for (int i = threadIdx.x; i < NW * 16; i += kTcwThreads) {
+          const int n = i % NW, c = i / NW;  // adjacent threads: adjacent rows of one chunk
+          const int r = row0 + min(n, rows - 1);  // in bounds also where zero-filled
+          const uint4* src = Ap + ((static_cast<int64_t>(r >> 3) * steps + s) * 128 + 8 * c + (r & 7));
+          cp_async16(dst + (n >> 3) * tcv::kTcwSbo + c * tcv::kTcwLbo + (n & 7) * 16, src, n < rows);
+        }
+      }
+      cp_async_commit();
+    };
+#pragma unroll
+    for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(st, st);
+#pragma unroll
+    for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
     float acc[NW / 2];
     tcw_steps_loop<ACT, KB, MN, PR, NW>(acc, w.packed + item.expert * w.expert_words(),
                                         w.absmax + item.expert * w.expert_absmax(), N, n_lo, n_hi, 0, steps, ktiles, sm,
@@ -118,21 +117,24 @@ __global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN>)
 namespace {
 
 // grouped_tcw's token tile from the mean routed rows per active expert (moe_mean_rows, as
-// dispatch; not the caller's hint, which kbit-bench sets to the maximum). Measured on
-// the H100 (bench/results/2026-11-25-h100-groupedtcw: run1 tiles 32 against 64, final and tiles
-// runs 128 and 256; us, k = 4 unless stated):
-// - <= 48 mean rows: 32 (GLM-4.7-Flash experts.down at 32 mean rows, M = 512: 110 vs 127 with 64;
-//   Qwen3-Coder-Next at 40, M = 2048: 427 vs 497, though k = 2 took 380 vs 352).
-// - k >= 3: 64 to 64 mean rows (GLM M = 1024: 170 vs 179 with 32), 128 to 160 (GLM M = 2048, 128
-//   rows: 251 vs 279 with 64; Qwen3 M = 4096, 80 rows: 703 vs 719), then 256 (GLM M = 4096, 256 rows:
-//   443 vs 461 with 128).
-// - k = 2 (byte tables, the cheapest decode): 64 up to 160 mean rows, where 128 lost (GLM M = 2048:
-//   222 vs 242 us; Qwen3 M = 4096: 534 vs 701), then 256 (GLM M = 4096: 439 vs 448 with 128).
+// dispatch; not the caller's hint, which kbit-bench sets to the maximum). Each item then runs at
+// the least power-of-two width of the tile (>= 32) that holds its rows, so a larger tile costs
+// little on an expert's partial last item and saves decodes (one per item and row tile).
+// Measured with the widths on the H100 (bench/results/2026-11-25-h100-gtcwwidths, the tile forced
+// to 64 / 128 / 256 against this rule's previous form; us, k = 4 unless stated):
+// - k >= 3, <= 48 mean rows: 32 (Qwen3-Coder-Next experts at 20 and 40 mean rows, M = 1024 / 2048:
+//   down 307 / 429 vs 372 / 435 with 256; before the widths, GLM-4.7-Flash experts.down at 32 mean
+//   rows, M = 512: 110 vs 127 with 64).
+// - k >= 3, <= 72: 128 (GLM M = 1024, 64 rows: gate_up 271 vs 308 with 64, down 150 vs 147 with 256).
+// - k >= 3, above: 256 (Qwen3 M = 4096, 80 rows: down 579 vs 611 with 128; GLM M = 2048, 128 rows:
+//   gate_up 400 vs 419 with 128 but down 231 vs 227 at k = 4, 243 vs 231 at k = 3; GLM M = 4096).
+// - k = 2 (byte tables, the cheapest decode): 32 to 16 mean rows (not re-measured), 64 to 160
+//   (Qwen3 M = 1024 / 2048: gate_up 402 / 532 vs 424 / 593 with 32; GLM M = 2048 within 3% of 128
+//   and 256), then 256 (GLM M = 4096: down 384 vs 397 with 128).
 int grouped_tcw_mn(const MoeArgs& a) {
   const int64_t mean = moe_mean_rows(a.w.E, a.total_rows);
-  if (mean <= 48) return 32;
-  if (a.w.bits == 2) return mean <= 160 ? 64 : 256;
-  return mean <= 64 ? 64 : mean <= 160 ? 128 : 256;
+  if (a.w.bits == 2) return mean <= 16 ? 32 : mean <= 160 ? 64 : 256;
+  return mean <= 48 ? 32 : mean <= 72 ? 128 : 256;
 }
 
 template <Act ACT, int KB, int MN, bool PR>

@@ -604,17 +604,18 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
       // grouped_tcw at 69 mean rows (64-row items at k = 2, 128 above), an expert whose rows start
       // off the permute's 8-row tiles, N and K tails (N % 128 = 72, K % 256 = 128)
       {2, 200, 640, {100, 37}},
-      // grouped_tcw's token tiles by the mean rows per expert (tcw.cu, grouped_tcw_mn): 64 rows at
-      // mean 60 (k >= 3), 128 at 124 (k >= 3; 64 at k = 2), 256 at 207; experts split into items
+      // grouped_tcw's token tiles by the mean rows per expert (grouped_tcw.cu, grouped_tcw_mn): 128
+      // rows at mean 60 (k >= 3; 64 at k = 2), 256 at 124 (k >= 3; 64 at k = 2) and at 207; experts
+      // split into items
       {2, 100, 512, {70, 50}},
       {2, 136, 384, {150, 97}},
       {2, 72, 256, {300, 113}},
       // grouped_tcw's item widths (the least power-of-two part of the tile, >= 32, that holds the
       // item's rows): mean 177 -> 256-row tiles, items of 256, 128, 64 and 32 width, full and partial
-      // (rows 256, 200, 129, 128, 65, 64, 33, 32, 8, 1 per item); mean 94 -> 128-row tiles at k >= 3
+      // (rows 256, 200, 129, 128, 65, 64, 33, 32, 8, 1 per item); mean 59 -> 128-row tiles at k >= 3
       // (widths 128, 64, 32) and 64 at k = 2 (64, 32)
       {12, 72, 256, {520, 400, 300, 257, 200, 129, 128, 65, 64, 33, 32, 1}},
-      {6, 40, 128, {200, 161, 100, 64, 40, 1}},
+      {6, 40, 128, {130, 100, 64, 40, 20, 1}},
   };
   // Many experts, decode routing: 10 tokens x top-4 over 300 experts, most experts empty.
   {
