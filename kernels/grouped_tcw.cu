@@ -20,13 +20,15 @@ namespace kbit::gpu::detail {
 // of row r lies at uint4 ((r / 8) * steps + s) * 128 + 8 c + r % 8 of the permute and goes to
 // tile byte (n / 8) * kTcwSbo + c * kTcwLbo + (n % 8) * 16 for the item's token n; tokens past
 // the item's rows are zero-filled. No PDL (MoeArgs::pdl is for decode sizes; this kernel ignores it).
-// Two CTAs per SM also at k = 2, MN = 64 (123 registers with one loop copy; the width copies took
-// it to 155 and one CTA per SM unbounded).
+// Whether items run at their own width (below). Not at k = 2 with 64-row tiles: there the width
+// copies took the kernel from 123 registers (two CTAs per SM) to 155, and bounded back to 128 it ran
+// 1-4% slower than one width (GLM-4.7-Flash experts at M = 2048, Qwen3-Coder-Next at M = 4096;
+// bench/results/2026-11-25-h100-gtcwwidths, rule2).
 template <int KB, int MN>
-constexpr int kGroupedTcwMinBlocks = MN == 64 && KB == 2 ? 2 : TcwCfg<MN>::kMinBlocks;
+constexpr bool kGroupedTcwWidths = MN >= 64 && !(KB == 2 && MN == 64);
 
 template <Act ACT, int KB, int MN, bool PR>
-__global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN>)
+__global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     grouped_tcw_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C,
                        const int32_t* __restrict__ offsets, TiledView w) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -50,7 +52,8 @@ __global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN>)
   // The item's wgmma width: MN >> nsel tokens, the least power-of-two part of MN (>= 32) holding its
   // rows, so an expert's last, partial item does not multiply (and load) a whole MN-token tile.
   int nsel = 0;
-  while ((MN >> (nsel + 1)) >= 32 && (MN >> (nsel + 1)) >= rows) ++nsel;
+  if constexpr (kGroupedTcwWidths<KB, MN>)
+    while ((MN >> (nsel + 1)) >= 32 && (MN >> (nsel + 1)) >= rows) ++nsel;
 
   const uint32_t cb_base = smem_addr(sm.cb);
   float cbr[KB <= 3 ? 1 << KB : 1];
@@ -94,7 +97,7 @@ __global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN>)
         if (n < N && token < rows) C[static_cast<int64_t>(row0 + token) * N + n] = Tr::from_float(acc[4 * t + r]);
       }
   };
-  if constexpr (MN >= 64) {
+  if constexpr (kGroupedTcwWidths<KB, MN>) {
     if (nsel > 0) {
       if constexpr (MN >= 128) {
         if (nsel > 1) {
