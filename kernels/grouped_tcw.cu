@@ -26,12 +26,6 @@ namespace kbit::gpu::detail {
 // bench/results/2026-11-25-h100-gtcwwidths, rule2).
 template <int KB, int MN>
 constexpr bool kGroupedTcwWidths = MN >= 64 && !(KB == 2 && MN == 64);
-// The step loop's DEEP pipeline (tcw_common.cuh, TcwPipe) at 128- and 256-row tiles, k >= 4 (the
-// k <= 3 loop, whole steps in alternating arrays, got its wgmma serialized by ptxas that way: C7513).
-template <int KB, int MN>
-constexpr bool kGroupedTcwDeep = MN >= 128 && KB >= 4;
-template <int KB, int MN, bool PR>
-constexpr int grouped_tcw_smem_bytes() { return TcwPipe<MN, kGroupedTcwDeep<KB, MN>>::kSmem + (PR ? kPairTableBytes : 0); }
 
 template <Act ACT, int KB, int MN, bool PR>
 __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
@@ -39,7 +33,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
                        const int32_t* __restrict__ offsets, TiledView w) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Tr = ActTraits<ACT>;
-  using P = TcwPipe<MN, kGroupedTcwDeep<KB, MN>>;
+  using Cfg = TcwCfg<MN>;
   extern __shared__ __align__(128) char tiles[];
   __shared__ TcwSmem sm;
   stage_codebook<KB>(w.codebook, sm.cb);
@@ -63,14 +57,14 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
 
   const uint32_t cb_base = smem_addr(sm.cb);
   float cbr[KB <= 3 ? 1 << KB : 1];
-  const uint32_t pair_base = PR ? smem_addr(tiles + P::kSmem) + 4 * lane : 0u;
+  const uint32_t pair_base = PR ? smem_addr(tiles + Cfg::kSmem) + 4 * lane : 0u;
   // One copy of the copies, the step loop and the epilogue per width (a branch between wgmma groups
   // inside one loop makes ptxas serialize every wgmma: C7520).
   auto run = [&](auto width) {
     constexpr int NW = decltype(width)::value;
     auto issue_tile = [&](int64_t s, int stage) {
       if (s < steps) {
-        char* dst = tiles + stage * P::kStageBytes;
+        char* dst = tiles + stage * Cfg::kStageBytes;
         for (int i = threadIdx.x; i < NW * 16; i += kTcwThreads) {
           const int n = i % NW, c = i / NW;  // adjacent threads: adjacent rows of one chunk
           const int r = row0 + min(n, rows - 1);  // in bounds also where zero-filled
@@ -81,15 +75,15 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
       cp_async_commit();
     };
 #pragma unroll
-    for (int st = 0; st < P::kAhead; ++st) issue_tile(st, st);
+    for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(st, st);
 #pragma unroll
     for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
     float acc[NW / 2];
-    tcw_steps_loop<ACT, KB, MN, PR, NW, kGroupedTcwDeep<KB, MN>>(acc, w.packed + item.expert * w.expert_words(),
+    tcw_steps_loop<ACT, KB, MN, PR, NW>(acc, w.packed + item.expert * w.expert_words(),
                                         w.absmax + item.expert * w.expert_absmax(), N, n_lo, n_hi, 0, steps, ktiles, sm,
                                         tiles, cbr, cb_base, pair_base, issue_tile, [&] {
                                           if constexpr (PR) {  // as tcw_kernel: while the first weights are in flight
-                                            stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + P::kSmem));
+                                            stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
                                             __syncthreads();
                                           }
                                         });
@@ -158,7 +152,7 @@ cudaError_t launch_grouped_t(const MoeArgs& a, uint4* permuted) {
     return e;
   const int64_t items = moe_max_items(a.w.E, a.total_rows, MN);
   auto kern = grouped_tcw_kernel<ACT, KB, MN, PR>;
-  constexpr int bytes = grouped_tcw_smem_bytes<KB, MN, PR>();
+  constexpr int bytes = tcw_smem_bytes<MN, PR>();
   if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
     return e;
   const int64_t ctas = items * ((a.w.N + kTcwRows - 1) / kTcwRows);

@@ -39,20 +39,6 @@ __host__ __device__ inline int64_t tcw_steps(int64_t K) { return (K + kStepK - 1
 // Dynamic shared memory: the activation stages, then the pair table (PR).
 template <int MN, bool PR>
 constexpr int tcw_smem_bytes() { return TcwCfg<MN>::kSmem + (PR ? kPairTableBytes : 0); }
-
-// The step loop's activation pipeline. Plain (DEEP = false, tcw's): kStages - 1 tiles requested
-// ahead; each step waits for all earlier wgmma (wgmma_wait<0>) before its barrier and refills the
-// stage the previous step read, so the tensor pipe drains once per step. DEEP (grouped_tcw's 128-
-// and 256-row tiles at k >= 4): one stage more and one tile less ahead; a step refills the stage of two steps
-// back, whose wgmma groups retired before the barrier, so no step waits for the previous one's
-// wgmma there: the waits that free the fragment registers keep one group in flight instead.
-template <int MN, bool DEEP>
-struct TcwPipe {
-  static constexpr int kStages = DEEP ? (MN >= 256 ? 3 : 4) : TcwCfg<MN>::kStages;
-  static constexpr int kAhead = DEEP ? kStages - 2 : kStages - 1;  // tiles requested before step 0
-  static constexpr int kStageBytes = TcwCfg<MN>::kStageBytes;
-  static constexpr int kSmem = kStages * kStageBytes;
-};
 }  // namespace
 
 // The step loop of one (row tile, token tile) over steps sb .. se - 1, used by grouped_tcw_kernel (tcw_kernel and
@@ -65,13 +51,13 @@ struct TcwPipe {
 // after_fetch() runs once the first step's weights are requested (the pair table is staged there).
 // The wgmma multiply NW <= MN tokens (grouped_tcw: an item's width; the stages keep MN's layout).
 // Returns acc (token-major fragments, see the epilogues) with every wgmma and copy retired.
-template <Act ACT, int KB, int MN, bool PR, int NW, bool DEEP, class IssueTile, class AfterFetch>
+template <Act ACT, int KB, int MN, bool PR, int NW, class IssueTile, class AfterFetch>
 __device__ __forceinline__ void tcw_steps_loop(float (&acc)[NW / 2], const uint32_t* packed, const uint8_t* absmax,
                                                int64_t N, int64_t n_lo, int64_t n_hi, int64_t sb, int64_t se,
                                                int64_t ktiles, const TcwSmem& sm, char* tiles,
                                                const float (&cbr)[KB <= 3 ? 1 << KB : 1], uint32_t cb_base,
                                                uint32_t pair_base, IssueTile&& issue_tile, AfterFetch&& after_fetch) {
-  using P = TcwPipe<MN, DEEP>;
+  using Cfg = TcwCfg<MN>;
   const int q = threadIdx.x % 4;
   // The lane's block (step s: k-tile 2 s + q / 2, half q % 2) of rows n_lo and n_hi.
   const bool row_ok[2] = {n_lo < N, n_hi < N};
@@ -95,16 +81,13 @@ __device__ __forceinline__ void tcw_steps_loop(float (&acc)[NW / 2], const uint3
   // starts 2 i core-matrix columns in: descriptor + 16 i (the address field counts 16 bytes).
   int stage = 0;  // of step s
   auto sync_step = [&](int64_t s) -> uint64_t {
-    cp_async_wait<P::kAhead - 1>();  // this thread's copies of step s landed
-    fence_proxy_async_smem();        // ... and are visible to wgmma's reads
-    if constexpr (!DEEP) wgmma_wait<0>();  // step s - 1's wgmma are done with their tile and registers
+    cp_async_wait<Cfg::kStages - 2>();  // this thread's copies of step s landed
+    fence_proxy_async_smem();           // ... and are visible to wgmma's reads
+    wgmma_wait<0>();                    // step s - 1's wgmma are done with their tile and registers
     __syncthreads();
-    if constexpr (DEEP)  // tile s + kAhead into the stage of step s - 2
-      issue_tile(s + P::kAhead, stage + P::kAhead - (stage + P::kAhead >= P::kStages ? P::kStages : 0));
-    else
-      issue_tile(s + P::kStages - 1, stage == 0 ? P::kStages - 1 : stage - 1);
-    const uint64_t d = tcv::tcw_desc(smem_addr(tiles + stage * P::kStageBytes));
-    stage = stage + 1 == P::kStages ? 0 : stage + 1;
+    issue_tile(s + Cfg::kStages - 1, stage == 0 ? Cfg::kStages - 1 : stage - 1);
+    const uint64_t d = tcv::tcw_desc(smem_addr(tiles + stage * Cfg::kStageBytes));
+    stage = stage + 1 == Cfg::kStages ? 0 : stage + 1;
     return d;
   };
   // Issue wgmma for sub-steps i0 .. i0 + I - 1 with the A fragments a[0 .. I-1] and commit them as
@@ -153,7 +136,6 @@ __device__ __forceinline__ void tcw_steps_loop(float (&acc)[NW / 2], const uint3
       for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, i, a0[i]);
       const uint64_t d = sync_step(s);
       issue(a0, d, 0);
-      if constexpr (DEEP) wgmma_wait<1>();  // the previous step's second half, a1's readers, retired
 #pragma unroll
       for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, 4 + i, a1[i]);
       issue(a1, d, 4);
@@ -161,8 +143,7 @@ __device__ __forceinline__ void tcw_steps_loop(float (&acc)[NW / 2], const uint3
   } else if constexpr (KB >= 4) {
     // Half steps: the fragments of sub-steps 0..3 and 4..7 live in a0 and a1 (32 registers, not 64)
     // and each half is its own wgmma group. a0 is rewritten only after wgmma_wait<1> retired the
-    // previous step's first half; a1 after the wait<0> of sync_step (DEEP: the wait<1> after this
-    // step's first half is issued) retired its second half. The
+    // previous step's first half; a1 after the wait<0> of sync_step retired its second half. The
     // decode of the first half overlaps the previous second half, the decode of the second half
     // this step's first half. (PTX: the A registers of an in-flight wgmma must not be written.)
     uint32_t a0[4][4], a1[4][4];
@@ -177,7 +158,6 @@ __device__ __forceinline__ void tcw_steps_loop(float (&acc)[NW / 2], const uint3
       for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, i, a0[i]);
       const uint64_t d = sync_step(s);
       issue(a0, d, 0);
-      if constexpr (DEEP) wgmma_wait<1>();  // as above
 #pragma unroll
       for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, 4 + i, a1[i]);
       issue(a1, d, 4);
@@ -192,7 +172,6 @@ __device__ __forceinline__ void tcw_steps_loop(float (&acc)[NW / 2], const uint3
       next_weights(s, wc, sc);
       uint32_t W[2][4][4];
       table_pairs<ACT, KB>(wc, sc, cbr, W);
-      static_assert(!DEEP, "k <= 3 keeps the plain pipeline (grouped_tcw.cu, kGroupedTcwDeep)");
 #pragma unroll
       for (int i = 0; i < tcv::kMmasPerStep; ++i)
 #pragma unroll
