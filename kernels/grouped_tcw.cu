@@ -20,6 +20,7 @@ namespace kbit::gpu::detail {
 // of row r lies at uint4 ((r / 8) * steps + s) * 128 + 8 c + r % 8 of the permute and goes to
 // tile byte (n / 8) * kTcwSbo + c * kTcwLbo + (n % 8) * 16 for the item's token n; tokens past
 // the item's rows are zero-filled. No PDL (MoeArgs::pdl is for decode sizes; this kernel ignores it).
+
 // Whether items run at their own width (below). Not at k = 2 with 64-row tiles: there the width
 // copies took the kernel from 123 registers (two CTAs per SM) to 155, and bounded back to 128 it ran
 // 1-4% slower than one width (GLM-4.7-Flash experts at M = 2048, Qwen3-Coder-Next at M = 4096;
