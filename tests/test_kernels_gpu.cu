@@ -613,7 +613,7 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
       // grouped_tcw's item widths (the least power-of-two part of the tile, >= 32, that holds the
       // item's rows): mean 177 -> 256-row tiles, items of 256, 128, 64 and 32 width, full and partial
       // (rows 256, 200, 129, 128, 65, 64, 33, 32, 8, 1 per item); mean 59 -> 128-row tiles at k >= 3
-      // (widths 128, 64, 32) and 64 at k = 2 (64, 32)
+      // (widths 128, 64, 32) and 64 at k = 2 (one width there: grouped_tcw.cu, kGroupedTcwWidths)
       {12, 72, 256, {520, 400, 300, 257, 200, 129, 128, 65, 64, 33, 32, 1}},
       {6, 40, 128, {130, 100, 64, 40, 20, 1}},
   };
