@@ -127,13 +127,13 @@ namespace {
 // Measured with the widths on the H100 (bench/results/2026-11-25-h100-gtcwwidths, the tile forced
 // to 64 / 128 / 256 against this rule's previous form; us, k = 4 unless stated):
 // - k >= 3, <= 48 mean rows: 32 (Qwen3-Coder-Next experts at 20 and 40 mean rows, M = 1024 / 2048:
-//   down 307 / 429 vs 372 / 435 with 256; before the widths, GLM-4.7-Flash experts.down at 32 mean
+//   down 308 / 429 vs 372 / 435 with 256; before the widths, GLM-4.7-Flash experts.down at 32 mean
 //   rows, M = 512: 110 vs 127 with 64).
 // - k >= 3, <= 72: 128 (GLM M = 1024, 64 rows: gate_up 271 vs 308 with 64, down 150 vs 147 with 256).
 // - k >= 3, above: 256 (Qwen3 M = 4096, 80 rows: down 579 vs 611 with 128; GLM M = 2048, 128 rows:
 //   gate_up 400 vs 419 with 128 but down 231 vs 227 at k = 4, 243 vs 231 at k = 3; GLM M = 4096).
 // - k = 2 (byte tables, the cheapest decode): 32 to 16 mean rows (not re-measured), 64 to 160
-//   (Qwen3 M = 1024 / 2048: gate_up 402 / 532 vs 424 / 593 with 32; GLM M = 2048 within 3% of 128
+//   (Qwen3 M = 1024 / 2048: gate_up 402 / 532 vs 424 / 593 with 32; GLM M = 2048 within 4% of 128
 //   and 256), then 256 (GLM M = 4096: down 384 vs 397 with 128).
 int grouped_tcw_mn(const MoeArgs& a) {
   const int64_t mean = moe_mean_rows(a.w.E, a.total_rows);
