@@ -8,15 +8,7 @@
 set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/gtcwwidths 560
-gpu_info
-(cd .deps/gpu && timeout 60 ./kbit_tests_kernels > "$W/kernels.txt" 2>&1); s "kernels rc=$? after $((SECONDS - T0)) s"
-grep -E "assertions|Status|ERROR" "$W/kernels.txt" | head -10 | tee -a "$W/summary.txt"
-for tool in memcheck racecheck; do
-  (cd .deps/gpu && timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 ./kbit_tests_kernels -tc='*MoE kernels*,*grouped_tcw*' \
-    > "$W/$tool.txt" 2>&1); s "$tool MoE doctests rc=$? after $((SECONDS - T0)) s"; tail -3 "$W/$tool.txt" | tee -a "$W/summary.txt"
-done
-timeout 90 "${V[@]}" --quick --kernels grouped_tcw,automatic --filter '^moe/' > $W/verify.txt 2>&1
-s "verify --quick moe grouped_tcw,automatic rc=$? after $((SECONDS - T0)) s"; tail -5 $W/verify.txt | tee -a $W/summary.txt
+gtcw_checks 60 90 90 memcheck racecheck
 moe_catalogue $W/moe
 B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 1024,2048,4096 --bits 2,3,4 --dtypes f16}
 arm_setup() {

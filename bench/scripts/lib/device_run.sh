@@ -70,3 +70,22 @@ d["models"] = [m for m in d["models"] if m["gemms"]]
 json.dump(d, open(sys.argv[2], "w"))
 PY
 }
+
+# gtcw_checks DOCTEST_S SANITIZER_S VERIFY_S [TOOL...]: the GPU and its clocks, every GPU doctest,
+# each compute-sanitizer TOOL (memcheck, racecheck) over the MoE + grouped_tcw doctests, then
+# kbit-verify --quick on grouped_tcw + automatic (MoE), each under its timeout; the grouped_tcw
+# device scripts' checks. Logs in $W, one line each in the summary.
+gtcw_checks() {
+  local td=$1 ts=$2 tv=$3 tool
+  shift 3
+  gpu_info
+  (cd .deps/gpu && timeout "$td" ./kbit_tests_kernels > "$W/kernels.txt" 2>&1); s "kernels rc=$? after $((SECONDS - T0)) s"
+  grep -E "assertions|Status|ERROR" "$W/kernels.txt" | head -10 | tee -a "$W/summary.txt"
+  for tool in "$@"; do
+    (cd .deps/gpu && timeout "$ts" compute-sanitizer --tool "$tool" --error-exitcode 9 ./kbit_tests_kernels \
+      -tc='*MoE kernels*,*grouped_tcw*' > "$W/$tool.txt" 2>&1); s "$tool MoE doctests rc=$? after $((SECONDS - T0)) s"
+    tail -3 "$W/$tool.txt" | tee -a "$W/summary.txt"
+  done
+  timeout "$tv" "${V[@]}" --quick --kernels grouped_tcw,automatic --filter '^moe/' > "$W/verify.txt" 2>&1
+  s "verify --quick moe grouped_tcw,automatic rc=$? after $((SECONDS - T0)) s"; tail -5 "$W/verify.txt" | tee -a "$W/summary.txt"
+}
