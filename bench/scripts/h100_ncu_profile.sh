@@ -7,7 +7,7 @@
 # Usage (repo root on the GPU machine, binaries in .deps/gpu): bash bench/scripts/h100_ncu_profile.sh
 # [CASE...] -- the cases below by default; NCU_KERNELS (an ncu kernel-name regex, default
 # 'gemv_kernel|mma_kernel') picks the launches profiled in each, NCU_LAUNCHES (default 1) how many
-# of them (the first ones matching).
+# of them (the first ones matching), NCU_EXTRA_SECTIONS more ncu sections (space-separated).
 # Writes $OUT/ncu.tar.gz: one .ncu-rep and one text report (details page) per case, summary.txt.
 set -u
 D="$OUT/ncu"
@@ -24,6 +24,7 @@ cases=("$@")
 sections=(--section SpeedOfLight --section SchedulerStats --section WarpStateStats --section Occupancy
           --section LaunchStats --section MemoryWorkloadAnalysis --section InstructionStats
           --section ComputeWorkloadAnalysis)
+for x in ${NCU_EXTRA_SECTIONS:-}; do sections+=(--section "$x"); done  # e.g. SourceCounters (stall sampling per instruction)
 for c in "${cases[@]}"; do
   tag=$(echo "$c" | tr '/' '_')
   # --page details: with --export, ncu prints the text report only when asked for a page
