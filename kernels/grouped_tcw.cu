@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "kbit/tcw_sched.h"
 #include "tcw_common.cuh"
 
 namespace kbit::gpu::detail {
@@ -53,8 +54,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   // The item's wgmma width: MN >> nsel tokens, the least power-of-two part of MN (>= 32) holding its
   // rows, so an expert's last, partial item does not multiply (and load) a whole MN-token tile.
   int nsel = 0;
-  if constexpr (kGroupedTcwWidths<KB, MN>)
-    while ((MN >> (nsel + 1)) >= 32 && (MN >> (nsel + 1)) >= rows) ++nsel;
+  if constexpr (kGroupedTcwWidths<KB, MN>) nsel = grouped_item_width_shift(MN, rows);
 
   const uint32_t cb_base = smem_addr(sm.cb);
   float cbr[KB <= 3 ? 1 << KB : 1];

@@ -103,3 +103,19 @@ TEST_CASE("tcw schedule: the checks can fail") {
   s.ctas = 2;  // boundary at unit 5 = a tile start: nothing shared
   CHECK(kbit::sched_fixup_tile(s, 5, 1) == -1);
 }
+
+TEST_CASE("grouped_tcw item width: the least power-of-two part of the tile, >= 32 tokens, holding the rows") {
+  for (int tile : {32, 64, 128, 256})
+    for (int rows = 1; rows <= tile; ++rows) {
+      const int j = kbit::grouped_item_width_shift(tile, rows), width = tile >> j;
+      CHECK_MESSAGE(width >= rows, "tile ", tile, " rows ", rows);
+      CHECK_MESSAGE(width >= 32, "tile ", tile, " rows ", rows);
+      // the least such: half the width is too narrow or below wgmma's 32 used here
+      CHECK_MESSAGE((width / 2 < rows || width / 2 < 32), "tile ", tile, " rows ", rows);
+    }
+  CHECK(kbit::grouped_item_width_shift(256, 1) == 3);
+  CHECK(kbit::grouped_item_width_shift(256, 33) == 2);
+  CHECK(kbit::grouped_item_width_shift(256, 129) == 0);
+  CHECK(kbit::grouped_item_width_shift(128, 64) == 1);
+  CHECK(kbit::grouped_item_width_shift(32, 1) == 0);
+}

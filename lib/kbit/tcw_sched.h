@@ -44,4 +44,13 @@ KBIT_HD inline int64_t sched_fixup_tile(const TcwSched& s, int64_t steps, int64_
 // start: only a CTA's last segment can end inside a tile).
 KBIT_HD inline int sched_slot(int64_t sb) { return sb > 0 ? 0 : 1; }
 
+// grouped_tcw (kernels/grouped_tcw.cu): a work item of `rows` routed rows (1 <= rows <= tile) in a
+// `tile`-token tile runs its wgmma at width tile >> j, the least power-of-two part of the tile that
+// holds its rows and is at least 32 tokens wide (wgmma's N; the kernel has one step loop per width).
+KBIT_HD constexpr int grouped_item_width_shift(int tile, int rows) {
+  int j = 0;
+  while ((tile >> (j + 1)) >= 32 && (tile >> (j + 1)) >= rows) ++j;
+  return j;
+}
+
 }  // namespace kbit
