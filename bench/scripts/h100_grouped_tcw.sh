@@ -14,6 +14,4 @@ s "verify --quick moe grouped_tcw,automatic rc=$? after $((SECONDS - T0)) s"; ta
 moe_catalogue $W/moe
 B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 32,64,128,256,512,1024,2048,4096 --bits 2,3,4 --dtypes f16}
 arm_setup() { KERNELS=grouped_tcv,grouped_mma,grouped_tcw,automatic; ENV="KBIT_EXP_GTCW_MN=${1#mn}"; }
-R0=$R; R=$W/moe  # bench_rotation reads $R/data/shapes.json
 REPS=${REPS:-1} MIN_LEFT=20 bench_rotation gtcw mn32 mn64
-R=$R0

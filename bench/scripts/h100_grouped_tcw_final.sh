@@ -18,6 +18,4 @@ s "verify --quick --pdl moe rc=$? after $((SECONDS - T0)) s"; tail -1 $W/verify-
 moe_catalogue $W/moe
 B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 1,16,64,128,256,512,1024,2048,4096 --bits 2,3,4 --dtypes f16}
 arm_setup() { KERNELS=grouped_tcw,automatic,automatic_pdl; }
-R0=$R; R=$W/moe  # bench_rotation reads $R/data/shapes.json
 REPS=${REPS:-1} MIN_LEFT=20 bench_rotation gtcwfinal final
-R=$R0

@@ -12,6 +12,4 @@ s "verify --quick moe grouped_tcw rc=$? after $((SECONDS - T0)) s"; tail -1 $W/v
 moe_catalogue $W/moe
 B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 2048,4096 --bits 2,3,4 --dtypes f16}
 arm_setup() { KERNELS=grouped_tcw,automatic; }
-R0=$R; R=$W/moe  # bench_rotation reads $R/data/shapes.json
 REPS=1 MIN_LEFT=20 bench_rotation gtcwtiles tiles
-R=$R0

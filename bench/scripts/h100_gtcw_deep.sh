@@ -11,6 +11,4 @@ gtcw_checks 40 75 45 memcheck racecheck
 moe_catalogue $W/moe
 B="--models qwen3-coder-next glm-4.7-flash --M 1024,2048,4096 --bits 4 --dtypes f16"
 arm_setup() { KERNELS=grouped_tcw,automatic; [ "$1" = land ] && BIN=.deps/gpu/kbit-bench-land; }
-R0=$R; R=$W/moe
 REPS=2 MIN_LEFT=25 bench_rotation gtcwdeep land deep
-R=$R0

@@ -12,9 +12,7 @@ gtcw_checks 60 90 90 memcheck racecheck
 moe_catalogue $W/moe
 B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 1024,2048,4096 --bits 2,4 --dtypes f16}
 arm_setup() { KERNELS=grouped_tcw,automatic; [ "$1" = main ] && BIN=.deps/gpu/kbit-bench-main; }
-R0=$R; R=$W/moe
 BUDGET=$((BUDGET - 60)) REPS=${REPS:-2} MIN_LEFT=20 bench_rotation gtcworder main order
-R=$R0
 NCU_SUMMARY_LINES=70 NCU_KERNELS=grouped_tcw_kernel bash bench/scripts/h100_ncu_profile.sh \
   "moe/glm-4.7-flash.mlp.experts.down/E64.N2048.K1536.top4.realistic/T4096/k4/f16/grouped_tcw" \
   "moe/qwen3-coder-next.mlp.experts.down/E512.N2048.K512.top10.realistic/T4096/k4/f16/grouped_tcw" > "$W/ncu-log.txt" 2>&1

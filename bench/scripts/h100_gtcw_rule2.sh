@@ -11,6 +11,4 @@ gtcw_checks 60 90 90 memcheck racecheck
 moe_catalogue $W/moe
 B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 512,1024,2048,4096 --bits 2,3,4 --dtypes f16}
 arm_setup() { KERNELS=grouped_tcw,automatic; [ "$1" = order ] && BIN=.deps/gpu/kbit-bench-order; }
-R0=$R; R=$W/moe
 REPS=2 MIN_LEFT=20 bench_rotation gtcwrule2 order rule
-R=$R0

@@ -18,7 +18,5 @@ arm_setup() {
     mn*) BIN=.deps/gpu/kbit-bench-mnenv; ENV="KBIT_GTCW_MN=${1#mn}" ;;
   esac
 }
-R0=$R; R=$W/moe
 BUDGET=$((BUDGET - 170)) REPS=2 MIN_LEFT=20 bench_rotation gtcwwidths order widths
 BUDGET=$((BUDGET)) REPS=1 MIN_LEFT=20 bench_rotation gtcwwidths mn64 mn128 mn256
-R=$R0

@@ -39,7 +39,8 @@ pdl_doctest_checks() {
 # times (default 2); the run i of n gets an equal share of the budget left, and none starts with
 # less than MIN_LEFT seconds (default 30). Before each run the caller's arm_setup ARM may change
 # BIN (default .deps/gpu/kbit-bench), KERNELS (default automatic,automatic_pdl) and ENV
-# (VAR=value words for the run, default none); a missing BIN skips the run. Files:
+# (VAR=value words for the run, default none); a missing BIN skips the run. The catalogue: SHAPES
+# (default $R/data/shapes.json; moe_catalogue sets it). Files:
 # $W/bench-<i>-<arm>.json and .txt; the commit recorded is TAG-ARM.
 bench_rotation() {
   local tag=$1; shift
@@ -50,7 +51,7 @@ bench_rotation() {
       BIN=.deps/gpu/kbit-bench; KERNELS=automatic,automatic_pdl; ENV=
       arm_setup "$arm"
       [ -x "$BIN" ] || { s "bench $i $arm: no $BIN"; continue; }
-      env $ENV timeout -s INT $((l / (n + 1 - i) + 5)) "$BIN" --shapes "$R/data/shapes.json" --git-commit "$tag-$arm" \
+      env $ENV timeout -s INT $((l / (n + 1 - i) + 5)) "$BIN" --shapes "${SHAPES:-$R/data/shapes.json}" --git-commit "$tag-$arm" \
         $B --kernels $KERNELS --json $W/bench-$i-$arm.json > $W/bench-$i-$arm.txt 2>&1
       s "bench $i $arm rc=$? after $((SECONDS - T0)) s"
     done
@@ -58,9 +59,10 @@ bench_rotation() {
 }
 
 # moe_catalogue DIR: DIR/data/shapes.json = the shapes catalogue with only the MoE projections
-# (experts > 1) of the models that have any, so that bench_rotation with R=DIR benches those alone.
+# (experts > 1) of the models that have any; SHAPES points at it, so bench_rotation benches those alone.
 moe_catalogue() {
   mkdir -p "$1/data"
+  SHAPES=$1/data/shapes.json
   python3 - "$R/data/shapes.json" "$1/data/shapes.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
