@@ -369,7 +369,7 @@ MoeKernel choose_moe(int64_t total_rows, const TiledView& w, bool tcw) {
   // vs 80.5 us, gate_up 134.7 vs 150.5 (k = 4), at 32 (M = 512) 110.4 vs 196.0 and 207.3 vs 366.9;
   // Qwen3-Coder-Next at 10 (M = 512) 249.9 vs 294.9 and 382.1 vs 457.5. grouped_tcv kept 4 mean rows
   // (GLM M = 64: 63.4 vs 70.5) and tied at 5 (Qwen3 M = 256: 225.7 vs 216.3, 338.1 vs 325.2).
-  if (tcw && mean >= 8 && w.N <= detail::kGroupedTcwMaxN) return MoeKernel::grouped_tcw;
+  if (tcw && mean >= 8 && detail::grouped_tcw_ctas(total_rows, w) <= detail::kGroupedTcwMaxCtas) return MoeKernel::grouped_tcw;
   // Without it: with the k = 4 pair table grouped_tcv also wins at 32 mean rows (GLM-4.7-Flash
   // experts at M = 512, 2048 routed rows over 64 experts: gate_up 370.6 vs 417.7 us, down 192.4 vs
   // 213.2; record at 6b74702); more rows per expert were not measured.
@@ -415,9 +415,10 @@ Status moe_linear(const MoeArgs& a) {
     if (!detail::tcw_available())
       return fail(Status::bad_kernel,
                   "kernel grouped_tcw needs a build for sm_90a (KBIT_CUDA_ARCHS=90a) and an sm_90 GPU (H100/H200)");
-    if (a.w.N > detail::kGroupedTcwMaxN)
-      return fail(Status::bad_shape, "kernel grouped_tcw takes N <= " + std::to_string(detail::kGroupedTcwMaxN) + ", got N = " +
-                                         std::to_string(a.w.N));
+    if (const int64_t ctas = detail::grouped_tcw_ctas(a.total_rows, a.w); ctas > detail::kGroupedTcwMaxCtas)
+      return fail(Status::bad_shape, "kernel grouped_tcw: N = " + std::to_string(a.w.N) + " with " + std::to_string(a.total_rows) +
+                                         " routed rows needs " + std::to_string(ctas) + " CTAs, more than its 1D grid's " +
+                                         std::to_string(detail::kGroupedTcwMaxCtas));
   }
   const size_t need = moe_linear_workspace_bytes(a.total_rows, a.w, a.act, k);
   if (!have_workspace(need, a.workspace, a.workspace_bytes))

@@ -135,10 +135,15 @@ namespace {
 // - k = 2 (byte tables, the cheapest decode): 32 to 16 mean rows (not re-measured), 64 to 160
 //   (Qwen3 M = 1024 / 2048: gate_up 402 / 532 vs 424 / 593 with 32; GLM M = 2048 within 4% of 128
 //   and 256), then 256 (GLM M = 4096: down 384 vs 397 with 128).
-int grouped_tcw_mn(const MoeArgs& a) {
-  const int64_t mean = moe_mean_rows(a.w.E, a.total_rows);
-  if (a.w.bits == 2) return mean <= 16 ? 32 : mean <= 160 ? 64 : 256;
+int grouped_tcw_mn(int64_t total_rows, const TiledView& w) {
+  const int64_t mean = moe_mean_rows(w.E, total_rows);
+  if (w.bits == 2) return mean <= 16 ? 32 : mean <= 160 ? 64 : 256;
   return mean <= 48 ? 32 : mean <= 72 ? 128 : 256;
+}
+
+// The 1D grid at token tile mn: (at most) every work item times the 128-row tiles.
+int64_t grouped_tcw_ctas_at(int64_t total_rows, const TiledView& w, int mn) {
+  return moe_max_items(w.E, total_rows, mn) * ((w.N + kTcwRows - 1) / kTcwRows);
 }
 
 template <Act ACT, int KB, int MN, bool PR>
@@ -151,20 +156,18 @@ cudaError_t launch_grouped_t(const MoeArgs& a, uint4* permuted) {
                                 static_cast<int>(a.total_rows), a.w.K, rows16);
       e != cudaSuccess)
     return e;
-  const int64_t items = moe_max_items(a.w.E, a.total_rows, MN);
   auto kern = grouped_tcw_kernel<ACT, KB, MN, PR>;
   constexpr int bytes = tcw_smem_bytes<MN, PR>();
   if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
     return e;
-  const int64_t ctas = items * ((a.w.N + kTcwRows - 1) / kTcwRows);
-  if (ctas > INT32_MAX) return cudaErrorInvalidConfiguration;  // the 1D grid's limit (2^31 - 1 CTAs)
+  const int64_t ctas = grouped_tcw_ctas_at(a.total_rows, a.w, MN);  // <= kGroupedTcwMaxCtas: moe_linear checked
   return launch_ex(kern, dim3(static_cast<unsigned>(ctas)), kTcwThreads, bytes, a.stream, 1, false, static_cast<const uint4*>(permuted),
                    static_cast<T*>(a.C), a.expert_offsets, a.w);
 }
 
 template <Act ACT, int KB, bool PR>
 cudaError_t launch_grouped_mn(const MoeArgs& a, uint4* permuted) {
-  switch (grouped_tcw_mn(a)) {
+  switch (grouped_tcw_mn(a.total_rows, a.w)) {
     case 32: return launch_grouped_t<ACT, KB, 32, PR>(a, permuted);
     case 64: return launch_grouped_t<ACT, KB, 64, PR>(a, permuted);
     case 128: return launch_grouped_t<ACT, KB, 128, PR>(a, permuted);
@@ -181,12 +184,16 @@ cudaError_t launch_grouped_k(const MoeArgs& a, uint4* permuted) {
 
 }  // namespace
 
+int64_t grouped_tcw_ctas(int64_t total_rows, const TiledView& w) {
+  return grouped_tcw_ctas_at(total_rows, w, grouped_tcw_mn(total_rows, w));
+}
+
 // The workspace of grouped_tcw: the 8-token-tile permute of all routed rows.
 size_t grouped_tcw_workspace_bytes(int64_t total_rows, const TiledView& w) {
   return (static_cast<size_t>((total_rows + 7) / 8) * tcw_steps(w.K) * 8 * kTileBytesPerToken + 255) / 256 * 256;
 }
 
-cudaError_t launch_grouped_tcw(const MoeArgs& a) {  // moe_linear has checked tcw_available() and the workspace
+cudaError_t launch_grouped_tcw(const MoeArgs& a) {  // moe_linear has checked tcw_available(), the grid and the workspace
   uint4* permuted = static_cast<uint4*>(a.workspace);
   return a.act == Act::f16 ? launch_grouped_k<Act::f16>(a, permuted) : launch_grouped_k<Act::bf16>(a, permuted);
 }

@@ -56,8 +56,10 @@ cudaError_t launch_tcw(const LinearArgs& a);
 void tcw_force_plan(int mode);
 // Grouped tcw (MoE, sm_90a: tcw_available()): an 8-token-tile permute of all routed rows into the
 // workspace (grouped_tcw_workspace_bytes), then one CTA per (work item of <= 32, 64, 128 or 256
-// rows, 128 weight rows) over all K. MoeArgs::pdl is ignored.
-inline constexpr int64_t kGroupedTcwMaxN = 65535LL * 128;  // 128-row tiles on a grid of 65535 columns
+// rows, 128 weight rows) over all K, on a 1D grid of grouped_tcw_ctas CTAs (at most
+// kGroupedTcwMaxCtas). MoeArgs::pdl is ignored.
+inline constexpr int64_t kGroupedTcwMaxCtas = 0x7fffffff;  // gridDim.x
+int64_t grouped_tcw_ctas(int64_t total_rows, const TiledView& w);
 size_t grouped_tcw_workspace_bytes(int64_t total_rows, const TiledView& w);
 cudaError_t launch_grouped_tcw(const MoeArgs& a);
 
