@@ -29,8 +29,13 @@ namespace kbit::gpu::detail {
 template <int KB, int MN>
 constexpr bool kGroupedTcwWidths = MN >= 64 && !(KB == 2 && MN == 64);
 
+// CTAs per SM the registers must allow: tcw's, and two for k = 2 with 64-row tiles, which ran at
+// two per SM with 123 registers (ptxas) and would take 131 with the per-thread copy pointers below.
+template <int KB, int MN>
+constexpr int kGroupedTcwMinBlocks = KB == 2 && MN == 64 ? 2 : TcwCfg<MN>::kMinBlocks;
+
 template <Act ACT, int KB, int MN, bool PR>
-__global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
+__global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN>)
     grouped_tcw_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C,
                        const int32_t* __restrict__ offsets, TiledView w) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -63,15 +68,24 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   // inside one loop makes ptxas serialize every wgmma: C7520).
   auto run = [&](auto width) {
     constexpr int NW = decltype(width)::value;
+    // The thread's copies are the same each step but for the step's offset: token n = threadIdx.x
+    // % NW (adjacent threads: adjacent tokens of one chunk) at chunks c0 + kCs j, so one source
+    // pointer and one tile offset, advanced by constants. (The loop over i = threadIdx.x + 256 j with
+    // n = i % NW, c = i / NW and the 64-bit source index per copy was 22% of the stall samples at
+    // GLM-4.7-Flash experts.gate_up M = 4096, and it runs between the step's barrier and its wgmma.)
+    static_assert(kTcwThreads % NW == 0 && NW % 16 == 0);
+    constexpr int kCs = kTcwThreads / NW, kCopies = 16 / kCs;  // chunk stride, copies per step
+    const unsigned n = threadIdx.x % NW, c0 = threadIdx.x / NW;
+    const int r = row0 + min(static_cast<int>(n), rows - 1);  // in bounds also where zero-filled
+    const uint4* src0 = Ap + (static_cast<int64_t>(r >> 3) * steps * 128 + 8 * c0 + (r & 7));
+    char* dst0 = tiles + (n >> 3) * tcv::kTcwSbo + c0 * tcv::kTcwLbo + (n & 7) * 16;
+    const bool valid = static_cast<int>(n) < rows;
     auto issue_tile = [&](int64_t s, int stage) {
       if (s < steps) {
-        char* dst = tiles + stage * Cfg::kStageBytes;
-        for (int i = threadIdx.x; i < NW * 16; i += kTcwThreads) {
-          const int n = i % NW, c = i / NW;  // adjacent threads: adjacent rows of one chunk
-          const int r = row0 + min(n, rows - 1);  // in bounds also where zero-filled
-          const uint4* src = Ap + ((static_cast<int64_t>(r >> 3) * steps + s) * 128 + 8 * c + (r & 7));
-          cp_async16(dst + (n >> 3) * tcv::kTcwSbo + c * tcv::kTcwLbo + (n & 7) * 16, src, n < rows);
-        }
+        const uint4* src = src0 + s * 128;
+        char* dst = dst0 + stage * Cfg::kStageBytes;
+#pragma unroll
+        for (int j = 0; j < kCopies; ++j) cp_async16(dst + j * kCs * tcv::kTcwLbo, src + 8 * kCs * j, valid);
       }
       cp_async_commit();
     };

@@ -7,7 +7,9 @@
 # Usage (repo root on the GPU machine, binaries in .deps/gpu): bash bench/scripts/h100_ncu_profile.sh
 # [CASE...] -- the cases below by default; NCU_KERNELS (an ncu kernel-name regex, default
 # 'gemv_kernel|mma_kernel') picks the launches profiled in each, NCU_LAUNCHES (default 1) how many
-# of them (the first ones matching), NCU_EXTRA_SECTIONS more ncu sections (space-separated).
+# of them (the first ones matching), NCU_EXTRA_SECTIONS more ncu sections (space-separated);
+# NCU_SOURCE_PAGE=1 also writes each case's source page (per SASS instruction: stall samples and
+# the other SourceCounters metrics) as <case>.sass.csv.
 # Writes $OUT/ncu.tar.gz: one .ncu-rep and one text report (details page) per case, summary.txt.
 set -u
 D="$OUT/ncu"
@@ -36,6 +38,10 @@ for c in "${cases[@]}"; do
   # the headline numbers, so the summary reads without the ncu GUI
   grep -E "DRAM Throughput|Memory Throughput|Duration|Issue Slots Busy|Issued Ipc Active|No Eligible|Achieved Occupancy|Registers Per Thread|Stall|Warp Cycles Per Issued|Tensor|Pipe" \
     "$D/$tag.txt" | sed 's/^/    /' | head -${NCU_SUMMARY_LINES:-30} >> "$D/summary.txt"
+  if [ -n "${NCU_SOURCE_PAGE:-}" ]; then
+    timeout 120 ncu --import "$D/$tag.ncu-rep" --page source --print-source sass --csv > "$D/$tag.sass.csv" 2> "$D/$tag.sass.err"
+    echo "    source page rc=$? $(wc -l < "$D/$tag.sass.csv") lines" >> "$D/summary.txt"
+  fi
 done
 cat "$D/summary.txt"
 tar -C "$OUT" -czf "$OUT/ncu.tar.gz" ncu && rm -rf "$D"
