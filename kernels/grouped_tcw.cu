@@ -61,6 +61,7 @@ __global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN>)
   int nsel = 0;
   if constexpr (kGroupedTcwWidths<KB, MN>) nsel = grouped_item_width_shift(MN, rows);
 
+  using T = typename Tr::T;
   const uint32_t cb_base = smem_addr(sm.cb);
   float cbr[KB <= 3 ? 1 << KB : 1];
   const uint32_t pair_base = PR ? smem_addr(tiles + Cfg::kSmem) + 4 * lane : 0u;
@@ -102,15 +103,33 @@ __global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN>)
                                             __syncthreads();
                                           }
                                         });
+    // Epilogue: one pointer per lane (token 2 q, row n_lo), 8 tokens further per t; the four
+    // stores of a t sit at constant offsets from it (tokens +0 / +1, rows +0 / +8). Indexed per
+    // store with a 64-bit product, it took ~10% of the stall samples at GLM-4.7-Flash
+    // experts.gate_up M = 4096 and ~20% at Qwen3-Coder-Next experts.down M = 4096 (4 steps per CTA;
+    // bench/results/2026-11-25-h100-gtcwcopies, source); this form measured 1.030x (epi). Two other
+    // forms made ptxas serialize wgmma (C7514, "non wgmma instructions reading accumulator
+    // registers"; the PTX read acc only after the final wait): the pointer advanced in place
+    // (out += 8 * N; the k = 3 kernels) and the outputs staged through shared memory for 16-byte
+    // stores (16 to 40 of the 40 kernels, with or without fences and waits before it). Check
+    // ptxas -v for C75xx after changing this.
     // acc[4 t + r]: row (r < 2 ? n_lo : n_hi), token 8 t + 2 q + r % 2 of the item.
+    const bool ok_lo = n_lo < N, ok_hi = n_hi < N;
+    T* const out0 = C + (static_cast<int64_t>(row0 + 2 * q) * N + n_lo);
+    const int64_t N8 = 8 * N;
 #pragma unroll
-    for (int t = 0; t < NW / 8; ++t)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const int64_t n = r < 2 ? n_lo : n_hi;
-        const int token = 8 * t + 2 * q + (r & 1);
-        if (n < N && token < rows) C[static_cast<int64_t>(row0 + token) * N + n] = Tr::from_float(acc[4 * t + r]);
+    for (int t = 0; t < NW / 8; ++t) {
+      T* const out = out0 + t * N8;
+      const int token = 8 * t + 2 * q;
+      if (token < rows) {
+        if (ok_lo) out[0] = Tr::from_float(acc[4 * t]);
+        if (ok_hi) out[8] = Tr::from_float(acc[4 * t + 2]);
       }
+      if (token + 1 < rows) {
+        if (ok_lo) out[N] = Tr::from_float(acc[4 * t + 1]);
+        if (ok_hi) out[N + 8] = Tr::from_float(acc[4 * t + 3]);
+      }
+    }
   };
   if constexpr (kGroupedTcwWidths<KB, MN>) {
     if (nsel > 0) {
