@@ -9,9 +9,10 @@
 
 namespace kbit::gpu::detail {
 
-// Grouped (MoE) form, grouped_tcw: CTA blockIdx.x = item * row_tiles + row tile multiplies 128 rows
-// of its item's expert by that expert's next <= MN routed rows over all K (no split; the items x
-// row tiles fill the GPU at the prefill sizes it is dispatched to). Item-major, so the CTAs that
+// Grouped (MoE) form, grouped_tcw: CTA blockIdx.x = item * groups + group multiplies RT (1 or 2,
+// grouped_tcw_rt) 128-row tiles of its item's expert, one after another, by that expert's next
+// <= MN routed rows over all K (no split; the items x row tiles fill the GPU at the prefill sizes
+// it is dispatched to). Item-major, so the CTAs that
 // share an item's activation tiles run together and read them from L2; with the row tile as the
 // slower index (the first form) every row tile re-read all routed rows from DRAM: ncu at GLM-4.7-
 // Flash experts.down M = 4096 measured 800 MB of DRAM traffic for ~220 MB of data, L2 hit rate 44%
@@ -34,7 +35,7 @@ constexpr bool kGroupedTcwWidths = MN >= 64 && !(KB == 2 && MN == 64);
 template <int KB, int MN>
 constexpr int kGroupedTcwMinBlocks = KB == 2 && MN == 64 ? 2 : TcwCfg<MN>::kMinBlocks;
 
-template <Act ACT, int KB, int MN, bool PR>
+template <Act ACT, int KB, int MN, bool PR, int RT>
 __global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN>)
     grouped_tcw_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C,
                        const int32_t* __restrict__ offsets, TiledView w) {
@@ -47,13 +48,13 @@ __global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN>)
   stage_scales(sm.scale);
   const int64_t N = w.N, K = w.K;
   const unsigned row_tiles = static_cast<unsigned>((N + kTcwRows - 1) / kTcwRows);
-  const unsigned row_tile = blockIdx.x % row_tiles;
+  const unsigned groups = (row_tiles + RT - 1) / RT;  // of RT row tiles, the last one partial
+  const unsigned rt_begin = blockIdx.x % groups * RT;
   // Its barriers also publish the codebook and scales staged above.
-  const WorkItem item = find_work_item<kTcwThreads>(offsets, static_cast<int>(w.E), MN, static_cast<int>(blockIdx.x / row_tiles));
+  const WorkItem item = find_work_item<kTcwThreads>(offsets, static_cast<int>(w.E), MN, static_cast<int>(blockIdx.x / groups));
   if (item.expert < 0) return;
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
-  const int64_t n_lo = static_cast<int64_t>(row_tile) * kTcwRows + 16 * warp + g, n_hi = n_lo + 8;
   const int64_t steps = tcw_steps(K), ktiles = k_tiles(K);
   const int row0 = item.row0, rows = item.rows;
   // The item's wgmma width: MN >> nsel tokens, the least power-of-two part of MN (>= 32) holding its
@@ -91,16 +92,21 @@ __global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN>)
       cp_async_commit();
     };
 #pragma unroll
-    for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(st, st);
-#pragma unroll
     for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
+    // One row tile: the first tiles, the step loop, the epilogue (first: the CTA's first row tile).
+    auto tile = [&](unsigned row_tile, bool first) {
+    const int64_t n_lo = static_cast<int64_t>(row_tile) * kTcwRows + 16 * warp + g, n_hi = n_lo + 8;
+#pragma unroll
+    for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(st, st);
     float acc[NW / 2];
     tcw_steps_loop<ACT, KB, MN, PR, NW>(acc, w.packed + item.expert * w.expert_words(),
                                         w.absmax + item.expert * w.expert_absmax(), N, n_lo, n_hi, 0, steps, ktiles, sm,
                                         tiles, cbr, cb_base, pair_base, issue_tile, [&] {
                                           if constexpr (PR) {  // as tcw_kernel: while the first weights are in flight
-                                            stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
-                                            __syncthreads();
+                                            if (first) {
+                                              stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
+                                              __syncthreads();
+                                            }
                                           }
                                         });
     // Epilogue: one pointer per lane (token 2 q, row n_lo), 8 tokens further per t; the four
@@ -128,6 +134,17 @@ __global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN>)
       if (token + 1 < rows) {
         if (ok_lo) out[N] = Tr::from_float(acc[4 * t + 1]);
         if (ok_hi) out[N + 8] = Tr::from_float(acc[4 * t + 3]);
+      }
+    }
+    };
+    // RT > 1: the CTA's row tiles one after another over the same activation tiles (read again,
+    // from L2), so the prologue above (work item, codebook, scales, pair table) is paid once.
+    if constexpr (RT == 1) {
+      tile(rt_begin, true);
+    } else {
+      for (int i = 0; i < RT && rt_begin + i < row_tiles; ++i) {
+        if (i > 0) __syncthreads();  // both warpgroups' wgmma are done with the stages
+        tile(rt_begin + i, i == 0);
       }
     }
   };
@@ -174,12 +191,21 @@ int grouped_tcw_mn(int64_t total_rows, const TiledView& w) {
   return mean <= 48 ? 32 : mean <= 72 ? 128 : 256;
 }
 
-// The 1D grid at token tile mn: (at most) every work item times the 128-row tiles.
+// 128-row tiles per CTA: 2 where K <= 512 (4 steps per CTA, so the prologue is a large part of
+// a CTA's time), else 1. First measured with the count at run time (bench/results/2026-11-25-h100-
+// gtcwcopies, epi: Qwen3-Coder-Next experts.down, K = 512, +1-10%; at K = 1536 / 2048, GLM-4.7-Flash
+// experts and Qwen3 experts.gate_up, -7% to +5%), then as landed (rt, A/B/A/B against the build
+// before): Qwen3 experts.down 1.068x geomean over M = 512..4096, k = 2..4 (1.012-1.103; k = 3,
+// M = 4096 548 -> 497 us), the other 36 MoE rows (one tile per CTA) 0.996x (0.977-1.012).
+int grouped_tcw_rt(const TiledView& w) { return tcw_steps(w.K) <= 4 && w.N > kTcwRows ? 2 : 1; }
+
+// The 1D grid at token tile mn: (at most) every work item times the groups of rt 128-row tiles.
 int64_t grouped_tcw_ctas_at(int64_t total_rows, const TiledView& w, int mn) {
-  return moe_max_items(w.E, total_rows, mn) * ((w.N + kTcwRows - 1) / kTcwRows);
+  const int64_t rt = grouped_tcw_rt(w);
+  return moe_max_items(w.E, total_rows, mn) * (((w.N + kTcwRows - 1) / kTcwRows + rt - 1) / rt);
 }
 
-template <Act ACT, int KB, int MN, bool PR>
+template <Act ACT, int KB, int MN, bool PR, int RT>
 cudaError_t launch_grouped_t(const MoeArgs& a, uint4* permuted) {
   using T = typename ActTraits<ACT>::T;
   const int64_t steps = tcw_steps(a.w.K);
@@ -189,7 +215,7 @@ cudaError_t launch_grouped_t(const MoeArgs& a, uint4* permuted) {
                                 static_cast<int>(a.total_rows), a.w.K, rows16);
       e != cudaSuccess)
     return e;
-  auto kern = grouped_tcw_kernel<ACT, KB, MN, PR>;
+  auto kern = grouped_tcw_kernel<ACT, KB, MN, PR, RT>;
   constexpr int bytes = tcw_smem_bytes<MN, PR>();
   if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
     return e;
@@ -198,21 +224,27 @@ cudaError_t launch_grouped_t(const MoeArgs& a, uint4* permuted) {
                    static_cast<T*>(a.C), a.expert_offsets, a.w);
 }
 
-template <Act ACT, int KB, bool PR>
+template <Act ACT, int KB, bool PR, int RT>
 cudaError_t launch_grouped_mn(const MoeArgs& a, uint4* permuted) {
   switch (grouped_tcw_mn(a.total_rows, a.w)) {
-    case 32: return launch_grouped_t<ACT, KB, 32, PR>(a, permuted);
-    case 64: return launch_grouped_t<ACT, KB, 64, PR>(a, permuted);
-    case 128: return launch_grouped_t<ACT, KB, 128, PR>(a, permuted);
-    default: return launch_grouped_t<ACT, KB, 256, PR>(a, permuted);
+    case 32: return launch_grouped_t<ACT, KB, 32, PR, RT>(a, permuted);
+    case 64: return launch_grouped_t<ACT, KB, 64, PR, RT>(a, permuted);
+    case 128: return launch_grouped_t<ACT, KB, 128, PR, RT>(a, permuted);
+    default: return launch_grouped_t<ACT, KB, 256, PR, RT>(a, permuted);
   }
+}
+
+template <Act ACT, int KB, bool PR>
+cudaError_t launch_grouped_rt(const MoeArgs& a, uint4* permuted) {
+  return grouped_tcw_rt(a.w) == 2 ? launch_grouped_mn<ACT, KB, PR, 2>(a, permuted)
+                                  : launch_grouped_mn<ACT, KB, PR, 1>(a, permuted);
 }
 
 template <Act ACT>
 cudaError_t launch_grouped_k(const MoeArgs& a, uint4* permuted) {
-  if (tcw_uses_pairs(a.w)) return launch_grouped_mn<ACT, 4, true>(a, permuted);
+  if (tcw_uses_pairs(a.w)) return launch_grouped_rt<ACT, 4, true>(a, permuted);
   return with_bits(a.w.bits, cudaErrorInvalidValue,
-                   [&](auto kb) { return launch_grouped_mn<ACT, decltype(kb)::value, false>(a, permuted); });
+                   [&](auto kb) { return launch_grouped_rt<ACT, decltype(kb)::value, false>(a, permuted); });
 }
 
 }  // namespace

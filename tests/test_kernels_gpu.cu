@@ -616,6 +616,11 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
       // (widths 128, 64, 32) and 64 at k = 2 (one width there: grouped_tcw.cu, kGroupedTcwWidths)
       {12, 72, 256, {520, 400, 300, 257, 200, 129, 128, 65, 64, 33, 32, 1}},
       {6, 40, 128, {130, 100, 64, 40, 20, 1}},
+      // grouped_tcw's two 128-row tiles per CTA at K <= 512 (grouped_tcw_rt): three row tiles (the
+      // last CTA of each item has one; N = 264 also ends in a partial tile), at 128- and 256-row
+      // token tiles (k >= 3), items of several widths
+      {2, 300, 256, {90, 41}},
+      {3, 264, 512, {256, 150, 119}},
   };
   // Many experts, decode routing: 10 tokens x top-4 over 300 experts, most experts empty.
   {
