@@ -189,8 +189,12 @@ __device__ __forceinline__ void tcw_steps_loop(float (&acc)[NW / 2], const uint3
 }
 
 // A (M x K, row-major) -> per token tile tt and step s, MN * 256 bytes at byte
-// (tt * steps + s) * MN * 256 of `out`, in tcw_b_byte order; zeros past M and past K.
-// One thread per 16-byte core-matrix row (8 k-slots of one token).
+// (tt * steps + s) * MN * 256 of `out`, in tcw_b_byte order; zeros past M and past K (K % 32 == 0).
+// Launched with one thread per 16-byte core-matrix row of `out` (rows16 of them, 256 per CTA). The
+// rows of 8 tokens at one step are 2048 contiguous bytes (kTcwSbo): a CTA reads those 8 tokens'
+// 256 bytes of A for each of its two such groups with one 16-byte load per thread, then each thread
+// gathers its row's 8 k-slots from shared memory and stores 16 bytes. (One thread reading its row's 8 elements from A with 2-byte loads ran at
+// 2.2 TB/s, ~9% of GLM-4.7-Flash experts at M = 4096: bench/results/2026-11-25-h100-gtcworder.)
 template <Act ACT, bool kTables, int MN>
 __global__ void __launch_bounds__(256) tcw_permute_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
                                                           uint4* __restrict__ out, int M, int64_t K, int64_t rows16) {
@@ -199,34 +203,37 @@ __global__ void __launch_bounds__(256) tcw_permute_kernel(const typename ActTrai
     pdl_wait();
     pdl_launch_dependents();
   }
-  const int64_t x = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (x >= rows16) return;
+  static_assert(tcv::kTcwSbo == 8 * kTileBytesPerToken, "a group of 8 tokens at one step is kTcwSbo bytes");
+  constexpr int kTokStride = kTileBytesPerToken + 16;  // bytes per token in `buf`: 8 tokens on different banks
+  __shared__ __align__(16) char buf[2][8 * kTokStride];
   const int64_t steps = tcw_steps(K);
-  const int per_tile = MN * kTileBytesPerToken / 16;  // 16-byte rows per (tile, step)
-  const int64_t ts = x / per_tile;                     // tt * steps + s
-  const int row = static_cast<int>(x % per_tile);
-  const int64_t s = ts % steps, tt = ts / steps;
-  const int byte = 16 * row;
-  const int n = tcv::tcw_byte_token(byte);
+  const int64_t x = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;  // this thread's row of out
+  const int g2 = threadIdx.x / 128, o = threadIdx.x % 128;  // its group in the CTA, its row in the group
+  {
+    // Group x / 128: 8 tokens of tile tt at step s. Thread o loads token o / 16's k-slice o % 16 (8 k).
+    const int64_t grp = x / 128, ts = grp / (MN / 8), s = ts % steps, tt = ts / steps;
+    const int j = o / 16, piece = o % 16;
+    const int64_t token = tt * MN + (grp % (MN / 8)) * 8 + j, k = s * kStepK + 8 * piece;
+    uint4 v = make_uint4(0u, 0u, 0u, 0u);
+    // K % 32 == 0: the 8 k are all in or all out, and A + token * K + k is 16-byte aligned (A is:
+    // linear and moe_linear refuse it otherwise, check_act in api.cu).
+    if (x < rows16 && token < M && k < K) v = *reinterpret_cast<const uint4*>(A + token * K + k);
+    *reinterpret_cast<uint4*>(buf[g2] + j * kTokStride + 16 * piece) = v;
+  }
+  __syncthreads();
+  if (x >= rows16) return;
+  const int byte = 16 * o;  // < kTcwSbo: the row's place in its group
+  const int n = tcv::tcw_byte_token(byte);  // token in the group (0..7)
   const int islot = tcv::tcw_byte_islot(byte);  // slots islot .. islot + 7 of one sub-step
-  const int64_t token = tt * MN + n;
+  const uint16_t* row = reinterpret_cast<const uint16_t*>(buf[g2] + n * kTokStride);
   uint16_t h[8];
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
     const int i = (islot + e) / 16, slot = (islot + e) % 16;
-    const int64_t k = s * kStepK + (kTables ? tcv::bt_slot_k(i, slot) : tcv::slot_k(i, slot));
-    h[e] = 0;
-    if (token < M && k < K) {
-      const T v = A[token * K + k];
-      h[e] = *reinterpret_cast<const uint16_t*>(&v);
-    }
+    h[e] = row[kTables ? tcv::bt_slot_k(i, slot) : tcv::slot_k(i, slot)];
   }
-  uint4 v;
-  v.x = h[0] | (static_cast<uint32_t>(h[1]) << 16);
-  v.y = h[2] | (static_cast<uint32_t>(h[3]) << 16);
-  v.z = h[4] | (static_cast<uint32_t>(h[5]) << 16);
-  v.w = h[6] | (static_cast<uint32_t>(h[7]) << 16);
-  out[x] = v;
+  out[x] = make_uint4(h[0] | (uint32_t{h[1]} << 16), h[2] | (uint32_t{h[3]} << 16), h[4] | (uint32_t{h[5]} << 16),
+                      h[6] | (uint32_t{h[7]} << 16));
 }
 
 }  // namespace kbit::gpu::detail
