@@ -65,13 +65,21 @@ __device__ __forceinline__ void tcw_steps_loop(float (&acc)[NW / 2], const uint3
   const uint8_t* pa[2];
   block_pair_pointers<KB>(packed, absmax, N, n_lo, n_hi, q, sb, row_ok, pw, pa);
   const int64_t w_step = 2 * N * kBlocksPerTile * KB, a_step = 2 * N * kBlocksPerTile;
-  uint32_t wn[2][KB] = {};  // fetch_block_pair keeps them on skipped blocks
-  uint8_t sn[2];
+  // The words of the next step (wn), and at k = 3 of the one after it too (wn2). ptxas places the
+  // fetch, written at the top of a step, at the end of the loop body (after the second half's
+  // wgmma), so the next step's first decode waits on it (14.5% of the stall samples at GLM-4.7-Flash
+  // experts.gate_up M = 4096, k = 4; bench/results/2026-11-25-h100-gtcwcopies, source-after).
+  // Fetched two steps ahead at every k (prefetch2, A/B/A/B over 48 MoE rows), k = 3 gained 1.017x
+  // geomean over its 16 rows (0.990-1.098) while k = 2 and 4 lost (0.987x, 0.984x: more registers,
+  // a copy per word per step).
+  constexpr bool kAhead2 = KB == 3;
+  uint32_t wn[2][KB] = {}, wn2[2][KB] = {};  // fetch_block_pair keeps them on skipped blocks
+  uint8_t sn[2], sn2[2];
   // 32-bit step indices in the loops (steps < 2^31 for any K < 2^38): 64-bit compares cost two
   // integer instructions each, on the pipe the decode loads most.
   const int sb32 = static_cast<int>(sb), se32 = static_cast<int>(se), ktiles32 = static_cast<int>(ktiles);
-  auto fetch = [&](int step) {
-    fetch_block_pair<KB>(step < se32 && 2 * step + q / 2 < ktiles32, row_ok, pw, pa, w_step, a_step, wn, sn);
+  auto fetch = [&](int step, uint32_t(&w)[2][KB], uint8_t(&a)[2]) {
+    fetch_block_pair<KB>(step < se32 && 2 * step + q / 2 < ktiles32, row_ok, pw, pa, w_step, a_step, w, a);
   };
 #pragma unroll
   for (int r = 0; r < NW / 2; ++r) acc[r] = 0.0f;
@@ -112,13 +120,19 @@ __device__ __forceinline__ void tcw_steps_loop(float (&acc)[NW / 2], const uint3
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
 #pragma unroll
-      for (int b = 0; b < KB; ++b) wc[j][b] = wn[j][b];
+      for (int b = 0; b < KB; ++b) {
+        wc[j][b] = wn[j][b];
+        if constexpr (kAhead2) wn[j][b] = wn2[j][b];
+      }
       sc[j] = sm.scale[sn[j]];
+      if constexpr (kAhead2) sn[j] = sn2[j];
     }
-    fetch(s + 1);
+    if constexpr (kAhead2) fetch(s + 2, wn2, sn2);
+    else fetch(s + 1, wn, sn);
   };
 
-  fetch(sb32);
+  fetch(sb32, wn, sn);
+  if constexpr (kAhead2) fetch(sb32 + 1, wn2, sn2);
   after_fetch();
   if constexpr (PR) {
     // k = 4 with the pair table: the half steps of the k >= 4 loop below, fragments by frag_from_pairs.
