@@ -95,47 +95,48 @@ __global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN>)
     for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
     // One row tile: the first tiles, the step loop, the epilogue (first: the CTA's first row tile).
     auto tile = [&](unsigned row_tile, bool first) {
-    const int64_t n_lo = static_cast<int64_t>(row_tile) * kTcwRows + 16 * warp + g, n_hi = n_lo + 8;
+      const int64_t n_lo = static_cast<int64_t>(row_tile) * kTcwRows + 16 * warp + g, n_hi = n_lo + 8;
 #pragma unroll
-    for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(st, st);
-    float acc[NW / 2];
-    tcw_steps_loop<ACT, KB, MN, PR, NW>(acc, w.packed + item.expert * w.expert_words(),
-                                        w.absmax + item.expert * w.expert_absmax(), N, n_lo, n_hi, 0, steps, ktiles, sm,
-                                        tiles, cbr, cb_base, pair_base, issue_tile, [&] {
-                                          if constexpr (PR) {  // as tcw_kernel: while the first weights are in flight
-                                            if (first) {
-                                              stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
-                                              __syncthreads();
-                                            }
-                                          }
-                                        });
-    // Epilogue: one pointer per lane (token 2 q, row n_lo), 8 tokens further per t; the four
-    // stores of a t sit at constant offsets from it (tokens +0 / +1, rows +0 / +8). Indexed per
-    // store with a 64-bit product, it took ~10% of the stall samples at GLM-4.7-Flash
-    // experts.gate_up M = 4096 and ~20% at Qwen3-Coder-Next experts.down M = 4096 (4 steps per CTA;
-    // bench/results/2026-11-25-h100-gtcwcopies, source); this form measured 1.030x (epi). Two other
-    // forms made ptxas serialize wgmma (C7514, "non wgmma instructions reading accumulator
-    // registers"; the PTX read acc only after the final wait): the pointer advanced in place
-    // (out += 8 * N; the k = 3 kernels) and the outputs staged through shared memory for 16-byte
-    // stores (16 to 40 of the 40 kernels, with or without fences and waits before it). Check
-    // ptxas -v for C75xx after changing this.
-    // acc[4 t + r]: row (r < 2 ? n_lo : n_hi), token 8 t + 2 q + r % 2 of the item.
-    const bool ok_lo = n_lo < N, ok_hi = n_hi < N;
-    T* const out0 = C + (static_cast<int64_t>(row0 + 2 * q) * N + n_lo);
-    const int64_t N8 = 8 * N;
+      for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(st, st);
+      auto stage_pairs = [&] {  // as tcw_kernel: while the first weights are in flight, once per CTA
+        if constexpr (PR) {
+          if (first) {
+            stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
+            __syncthreads();
+          }
+        }
+      };
+      float acc[NW / 2];
+      tcw_steps_loop<ACT, KB, MN, PR, NW>(acc, w.packed + item.expert * w.expert_words(),
+                                          w.absmax + item.expert * w.expert_absmax(), N, n_lo, n_hi, 0, steps, ktiles,
+                                          sm, tiles, cbr, cb_base, pair_base, issue_tile, stage_pairs);
+      // Epilogue: one pointer per lane (token 2 q, row n_lo), 8 tokens further per t; the four
+      // stores of a t sit at constant offsets from it (tokens +0 / +1, rows +0 / +8). Indexed per
+      // store with a 64-bit product, it took ~10% of the stall samples at GLM-4.7-Flash
+      // experts.gate_up M = 4096 and ~20% at Qwen3-Coder-Next experts.down M = 4096 (4 steps per CTA;
+      // bench/results/2026-11-25-h100-gtcwcopies, source); this form measured 1.030x (epi). Two other
+      // forms made ptxas serialize wgmma (C7514, "non wgmma instructions reading accumulator
+      // registers"; the PTX read acc only after the final wait): the pointer advanced in place
+      // (out += 8 * N; the k = 3 kernels) and the outputs staged through shared memory for 16-byte
+      // stores (16 to 40 of the 40 kernels, with or without fences and waits before it). Check
+      // ptxas -v for C75xx after changing this.
+      // acc[4 t + r]: row (r < 2 ? n_lo : n_hi), token 8 t + 2 q + r % 2 of the item.
+      const bool ok_lo = n_lo < N, ok_hi = n_hi < N;
+      T* const out0 = C + (static_cast<int64_t>(row0 + 2 * q) * N + n_lo);
+      const int64_t N8 = 8 * N;
 #pragma unroll
-    for (int t = 0; t < NW / 8; ++t) {
-      T* const out = out0 + t * N8;
-      const int token = 8 * t + 2 * q;
-      if (token < rows) {
-        if (ok_lo) out[0] = Tr::from_float(acc[4 * t]);
-        if (ok_hi) out[8] = Tr::from_float(acc[4 * t + 2]);
+      for (int t = 0; t < NW / 8; ++t) {
+        T* const out = out0 + t * N8;
+        const int token = 8 * t + 2 * q;
+        if (token < rows) {
+          if (ok_lo) out[0] = Tr::from_float(acc[4 * t]);
+          if (ok_hi) out[8] = Tr::from_float(acc[4 * t + 2]);
+        }
+        if (token + 1 < rows) {
+          if (ok_lo) out[N] = Tr::from_float(acc[4 * t + 1]);
+          if (ok_hi) out[N + 8] = Tr::from_float(acc[4 * t + 3]);
+        }
       }
-      if (token + 1 < rows) {
-        if (ok_lo) out[N] = Tr::from_float(acc[4 * t + 1]);
-        if (ok_hi) out[N + 8] = Tr::from_float(acc[4 * t + 3]);
-      }
-    }
     };
     // RT > 1: the CTA's row tiles one after another over the same activation tiles (read again,
     // from L2), so the prologue above (work item, codebook, scales, pair table) is paid once.
@@ -199,9 +200,9 @@ int grouped_tcw_mn(int64_t total_rows, const TiledView& w) {
 // M = 4096 548 -> 497 us), the other 36 MoE rows (one tile per CTA) 0.996x (0.977-1.012).
 int grouped_tcw_rt(const TiledView& w) { return tcw_steps(w.K) <= 4 && w.N > kTcwRows ? 2 : 1; }
 
-// The 1D grid at token tile mn: (at most) every work item times the groups of rt 128-row tiles.
-int64_t grouped_tcw_ctas_at(int64_t total_rows, const TiledView& w, int mn) {
-  const int64_t rt = grouped_tcw_rt(w);
+// The 1D grid at token tile mn and rt row tiles per CTA: (at most) every work item times the
+// groups of rt 128-row tiles.
+int64_t grouped_tcw_ctas_at(int64_t total_rows, const TiledView& w, int mn, int rt) {
   return moe_max_items(w.E, total_rows, mn) * (((w.N + kTcwRows - 1) / kTcwRows + rt - 1) / rt);
 }
 
@@ -219,7 +220,7 @@ cudaError_t launch_grouped_t(const MoeArgs& a, uint4* permuted) {
   constexpr int bytes = tcw_smem_bytes<MN, PR>();
   if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
     return e;
-  const int64_t ctas = grouped_tcw_ctas_at(a.total_rows, a.w, MN);  // <= kGroupedTcwMaxCtas: moe_linear checked
+  const int64_t ctas = grouped_tcw_ctas_at(a.total_rows, a.w, MN, RT);  // <= kGroupedTcwMaxCtas: moe_linear checked
   return launch_ex(kern, dim3(static_cast<unsigned>(ctas)), kTcwThreads, bytes, a.stream, 1, false, static_cast<const uint4*>(permuted),
                    static_cast<T*>(a.C), a.expert_offsets, a.w);
 }
@@ -250,7 +251,7 @@ cudaError_t launch_grouped_k(const MoeArgs& a, uint4* permuted) {
 }  // namespace
 
 int64_t grouped_tcw_ctas(int64_t total_rows, const TiledView& w) {
-  return grouped_tcw_ctas_at(total_rows, w, grouped_tcw_mn(total_rows, w));
+  return grouped_tcw_ctas_at(total_rows, w, grouped_tcw_mn(total_rows, w), grouped_tcw_rt(w));
 }
 
 // The workspace of grouped_tcw: the 8-token-tile permute of all routed rows.

@@ -207,8 +207,9 @@ __device__ __forceinline__ void tcw_steps_loop(float (&acc)[NW / 2], const uint3
 // Launched with one thread per 16-byte core-matrix row of `out` (rows16 of them, 256 per CTA). The
 // rows of 8 tokens at one step are 2048 contiguous bytes (kTcwSbo): a CTA reads those 8 tokens'
 // 256 bytes of A for each of its two such groups with one 16-byte load per thread, then each thread
-// gathers its row's 8 k-slots from shared memory and stores 16 bytes. (One thread reading its row's 8 elements from A with 2-byte loads ran at
-// 2.2 TB/s, ~9% of GLM-4.7-Flash experts at M = 4096: bench/results/2026-11-25-h100-gtcworder.)
+// gathers its row's 8 k-slots from shared memory and stores 16 bytes. (One thread reading its row's
+// 8 elements from A with 2-byte loads ran at 2.2 TB/s, ~9% of GLM-4.7-Flash experts at M = 4096:
+// bench/results/2026-11-25-h100-gtcworder.)
 template <Act ACT, bool kTables, int MN>
 __global__ void __launch_bounds__(256) tcw_permute_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
                                                           uint4* __restrict__ out, int M, int64_t K, int64_t rows16) {
