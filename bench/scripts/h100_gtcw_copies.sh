@@ -9,7 +9,4 @@ set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/gtcwcopies ${GTCW_BUDGET:-500}
 gtcw_checks 60 90 90 memcheck racecheck
-moe_catalogue $W/moe
-B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 512,1024,2048,4096 --bits 2,3,4 --dtypes f16}
-arm_setup() { KERNELS=grouped_tcw,automatic; [ "$1" = prev ] && BIN=.deps/gpu/kbit-bench-prev; }
-REPS=2 MIN_LEFT=20 bench_rotation gtcwcopies prev copies
+moe_ab gtcwcopies grouped_tcw,automatic prev .deps/gpu/kbit-bench-prev copies

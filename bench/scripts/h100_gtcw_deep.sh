@@ -8,7 +8,5 @@ set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/gtcwdeep 270
 gtcw_checks 40 75 45 memcheck racecheck
-moe_catalogue $W/moe
 B="--models qwen3-coder-next glm-4.7-flash --M 1024,2048,4096 --bits 4 --dtypes f16"
-arm_setup() { KERNELS=grouped_tcw,automatic; [ "$1" = land ] && BIN=.deps/gpu/kbit-bench-land; }
-REPS=2 MIN_LEFT=25 bench_rotation gtcwdeep land deep
+MIN_LEFT=25 moe_ab gtcwdeep grouped_tcw,automatic land .deps/gpu/kbit-bench-land deep

@@ -6,7 +6,5 @@ set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/gtcwland 200
 gtcw_checks 60 60 60 memcheck
-moe_catalogue $W/moe
 B="--models qwen3-coder-next glm-4.7-flash --M 2048,4096 --bits 2 --dtypes f16"
-arm_setup() { KERNELS=grouped_tcw,automatic; [ "$1" = order ] && BIN=.deps/gpu/kbit-bench-order; }
-REPS=1 MIN_LEFT=15 bench_rotation gtcwland order land
+REPS=1 MIN_LEFT=15 moe_ab gtcwland grouped_tcw,automatic order .deps/gpu/kbit-bench-order land

@@ -9,7 +9,4 @@ set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/gtcwpf2 ${GTCW_BUDGET:-400}
 gtcw_checks 60 90 90 memcheck racecheck
-moe_catalogue $W/moe
-B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 512,1024,2048,4096 --bits 2,3,4 --dtypes f16}
-arm_setup() { KERNELS=grouped_tcw; [ "$1" = main ] && BIN=.deps/gpu/kbit-bench-main; }
-REPS=2 MIN_LEFT=20 bench_rotation gtcwpf2 main pf2
+moe_ab gtcwpf2 grouped_tcw main .deps/gpu/kbit-bench-main pf2

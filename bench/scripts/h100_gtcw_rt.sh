@@ -9,7 +9,4 @@ set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/gtcwrt ${GTCW_BUDGET:-400}
 gtcw_checks 60 90 90 memcheck racecheck
-moe_catalogue $W/moe
-B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 512,1024,2048,4096 --bits 2,3,4 --dtypes f16}
-arm_setup() { KERNELS=grouped_tcw; [ "$1" = epi ] && BIN=.deps/gpu/kbit-bench-epi; }
-REPS=2 MIN_LEFT=20 bench_rotation gtcwrt epi rt
+moe_ab gtcwrt grouped_tcw epi .deps/gpu/kbit-bench-epi rt

@@ -8,7 +8,4 @@ set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/gtcwrule2 480
 gtcw_checks 60 90 90 memcheck racecheck
-moe_catalogue $W/moe
-B=${BENCH:---models qwen3-coder-next glm-4.7-flash --M 512,1024,2048,4096 --bits 2,3,4 --dtypes f16}
-arm_setup() { KERNELS=grouped_tcw,automatic; [ "$1" = order ] && BIN=.deps/gpu/kbit-bench-order; }
-REPS=2 MIN_LEFT=20 bench_rotation gtcwrule2 order rule
+moe_ab gtcwrule2 grouped_tcw,automatic order .deps/gpu/kbit-bench-order rule

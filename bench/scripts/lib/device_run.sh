@@ -91,3 +91,15 @@ gtcw_checks() {
   timeout "$tv" "${V[@]}" --quick --kernels grouped_tcw,automatic --filter '^moe/' > "$W/verify.txt" 2>&1
   s "verify --quick moe grouped_tcw,automatic rc=$? after $((SECONDS - T0)) s"; tail -5 "$W/verify.txt" | tee -a "$W/summary.txt"
 }
+
+# moe_ab TAG KERNELS OLD_ARM OLD_BIN NEW_ARM: kbit-bench over the MoE-only catalogue (moe_catalogue),
+# KERNELS in both arms, OLD_ARM with the binary OLD_BIN and NEW_ARM with this build's, in rotation
+# (bench_rotation; REPS and MIN_LEFT default to 2 and 20). The sweep flags: B, else BENCH, else
+# Qwen3-Coder-Next and GLM-4.7-Flash at M = 512..4096, k = 2..4, f16. The grouped_tcw A/B scripts.
+moe_ab() {
+  MOE_AB_KERNELS=$2 MOE_AB_OLD=$3 MOE_AB_BIN=$4
+  moe_catalogue "$W/moe"
+  B=${B:-${BENCH:---models qwen3-coder-next glm-4.7-flash --M 512,1024,2048,4096 --bits 2,3,4 --dtypes f16}}
+  arm_setup() { KERNELS=$MOE_AB_KERNELS; [ "$1" = "$MOE_AB_OLD" ] && BIN=$MOE_AB_BIN; }
+  REPS=${REPS:-2} MIN_LEFT=${MIN_LEFT:-20} bench_rotation "$1" "$3" "$5"
+}
