@@ -25,6 +25,12 @@ TEST_CASE("e4m4: all 256 codes decode per FORMAT §3 and strictly increase") {
   CHECK(e4m4_decode(0x01) == std::ldexp(1.0f, -14));
 }
 
+TEST_CASE("e4m4: e4m4_decode_bits (the kernels' two-instruction decode) equals e4m4_decode for all 256 codes") {
+  for (int c = 0; c < 256; ++c) CHECK(e4m4_decode_bits(uint8_t(c)) == e4m4_decode(uint8_t(c)));
+  CHECK(e4m4_decode_bits(0x01) == std::ldexp(1.0f, -14));  // through a denormal float
+  CHECK(e4m4_decode_bits(0xFF) == 31.0f);
+}
+
 TEST_CASE("tiled map: equals upstream's TILE_N=128 repack for N % 128 == 0") {
   for (int k = 2; k <= 5; ++k)
     for (int64_t N : {128, 256, 384})

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #if defined(__CUDACC__)
 #define KBIT_HD __host__ __device__
@@ -47,6 +48,22 @@ static_assert(e4m4_decode(0x10) == 0x1p-10f);
 static_assert(e4m4_decode(0xFF) == 31.0f);
 static_assert(e4m4_decode(0xB0) == 1.0f);  // e = 11, m = 0
 inline constexpr float kE4M4Max = 31.0f;
+
+// The same value in two instructions, for the kernels' step loops: the byte shifted into bits 19..26
+// of a float is eeee in the exponent field and mmmm in the top of the mantissa, i.e. 2^(e-127) *
+// (1 + m/16) for e >= 1 and the denormal m * 2^-130 for e = 0; times 2^116 that is exactly
+// e4m4_decode (all 256 codes checked on the CPU in tests/test_format.cpp and on the GPU in
+// tests/test_format_gpu.cu). Needs denormals kept (no flush-to-zero: no -use_fast_math / -ftz=true).
+KBIT_HD inline float e4m4_decode_bits(uint8_t code) {
+  const uint32_t u = static_cast<uint32_t>(code) << 19;
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u) * 0x1p116f;
+#else
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f * 0x1p116f;
+#endif
+}
 
 // ---------------------------------------------------------------------------------------------
 // Tiled layout (FORMAT §5). Logical shapes: packed [E][k_tiles][N][2][k] uint32 words,
