@@ -328,6 +328,9 @@ Status linear(const LinearArgs& args) {
     case Kernel::v0: e = detail::launch_v0_linear(a); break;
     case Kernel::gemv:
       if (a.M > 4) return fail(Status::bad_kernel, "kernel gemv takes M = 1..4, got M = " + std::to_string(a.M));
+      if (!detail::gemv_fits(a.w))
+        return fail(Status::bad_kernel, "kernel gemv takes weights of fewer than 2^32 packed words, got " +
+                                            std::to_string(a.w.expert_words()));
       e = detail::launch_gemv(a);
       break;
     case Kernel::mma: e = detail::launch_mma(a); break;
@@ -430,7 +433,12 @@ Status moe_linear(const MoeArgs& a) {
   cudaError_t e = cudaSuccess;
   switch (k) {
     case MoeKernel::v0: e = detail::launch_v0_moe(b); break;
-    case MoeKernel::grouped_gemv: e = detail::launch_grouped_gemv(b); break;
+    case MoeKernel::grouped_gemv:
+      if (!detail::gemv_fits(b.w))
+        return fail(Status::bad_kernel, "kernel grouped_gemv takes experts of fewer than 2^32 packed words, got " +
+                                            std::to_string(b.w.expert_words()));
+      e = detail::launch_grouped_gemv(b);
+      break;
     case MoeKernel::grouped_mma: e = detail::launch_grouped_mma(b); break;
     case MoeKernel::grouped_tcv: e = detail::launch_grouped_tcv(b); break;
     case MoeKernel::grouped_tcw: e = detail::launch_grouped_tcw(b); break;

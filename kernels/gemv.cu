@@ -34,6 +34,14 @@ constexpr int kRowsPerLane = 4;                 // kGemvRows / 16 slots
 template <int KB, int MV>
 constexpr bool kUsePairs = KB == 2 && MV >= 2;
 
+// Resident CTAs per SM the register allocation must allow (a launch bound: 4 CTAs <= 128 registers,
+// 3 <= 168, 2 <= 255). Set when the step loop was rebuilt (2026-11-26): without it ptxas gave some
+// M = 2 and grouped kernels fewer CTAs per SM than before; the bounds keep the old occupancy where
+// the loop fits without spills (grouped kernels carry the work-item prologue on top). The measured
+// kernels use them.
+template <int KB, int MV, bool GROUPED>
+constexpr int kGemvMinBlocks = MV == 1 ? 4 : GROUPED ? (MV == 2 ? 3 : 2) : MV == 2 ? 4 : KB == 5 ? 2 : 3;
+
 }  // namespace
 
 // One CTA: rows [n0, n0 + 64) of one weight matrix, k-tiles [kt_begin, kt_end), activation rows
@@ -49,7 +57,8 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   using Tr = ActTraits<ACT>;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int slot = lane >> 1, h = lane & 1;
-  const int64_t kblocks = k_blocks(K);
+  const int kblocks = static_cast<int>(k_blocks(K));
+  const int kt_last = static_cast<int>(kt_end);
 
   float acc[MV][kRowsPerLane];
 #pragma unroll
@@ -60,70 +69,82 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   // Software pipeline: the words and absmax bytes of the warp's next k-tile are loaded before the
   // current one is decoded, so two k-tiles of weights are in flight per warp (one load burst per
   // k-tile left the DRAM queue empty while the warp decoded: 64% of bandwidth on the largest shape).
-  uint32_t wn[kRowsPerLane][KB];
-  uint8_t sn[kRowsPerLane];
-  auto fetch = [&](int64_t kt) {
-    const int64_t kb = kt * kBlocksPerTile + h;
+  // Nothing is zero-filled: rows past N load nothing (their sums are never stored), the pad block of
+  // K % 64 == 32 is stored in the layout (zero words, absmax 0) and is skipped before its activations
+  // are read, and past kt_end nothing is loaded or used. The step copies the next tile's registers
+  // instead of swapping two buffers in a loop unrolled by two: the unrolled loop (twice the code)
+  // measured 1.02x against main's at M = 1, k = 4 where this one measures 1.05x
+  // (bench/results/2026-11-26-h200-gemvlean).
+  struct Tile {
+    uint32_t w[kRowsPerLane][KB];
+    uint8_t s[kRowsPerLane];
+  };
+  // Rows past N exist only in the last row tile; there the lane's rows are checked one by one.
+  const bool all_rows = n0 + kGemvRows <= N;
+  const int rows_left = static_cast<int>(all_rows ? kGemvRows : N - n0);
+  bool row_ok[kRowsPerLane];
 #pragma unroll
-    for (int j = 0; j < kRowsPerLane; ++j) {
-      const int64_t n = n0 + slot + 16 * j;
-      if (kt < kt_end && kb < kblocks && n < N) {
-        const int64_t blk = (kt * N + n) * kBlocksPerTile + h;
-        load_block_words<KB>(packed + blk * KB, wn[j]);
-        sn[j] = __ldg(absmax + blk);
-      } else {
+  for (int j = 0; j < kRowsPerLane; ++j) row_ok[j] = slot + 16 * j < rows_left;
+  // Block (kt, n, h) is at word ((kt * N + n) * 2 + h) * k and absmax byte (kt * N + n) * 2 + h: the
+  // lane's 4 rows are constant offsets from one 32-bit block index per k-tile (the host keeps one
+  // matrix's blocks below 2^32 / k, kGemvMaxBlocks).
+  uint32_t blk = static_cast<uint32_t>(((kt_begin + warp) * N + n0 + slot) * kBlocksPerTile + h);
+  const uint32_t blk_step = static_cast<uint32_t>(kGemvWarps * N * kBlocksPerTile);  // the warp's next k-tile
+  auto fetch = [&](Tile& t, int kt, uint32_t b) {  // kt is warp-uniform
+    if (kt >= kt_last) return;
+    const uint32_t* wq = packed + b * KB;
+    const uint8_t* sq = absmax + b;
+    if (all_rows) {
 #pragma unroll
-        for (int b = 0; b < KB; ++b) wn[j][b] = 0u;
-        sn[j] = 0;  // decodes to 0.0f
+      for (int j = 0; j < kRowsPerLane; ++j) {
+        load_block_words<KB>(wq + 16 * kBlocksPerTile * KB * j, t.w[j]);
+        t.s[j] = __ldg(sq + 16 * kBlocksPerTile * j);
       }
+    } else {
+#pragma unroll
+      for (int j = 0; j < kRowsPerLane; ++j)
+        if (row_ok[j]) {
+          load_block_words<KB>(wq + 16 * kBlocksPerTile * KB * j, t.w[j]);
+          t.s[j] = __ldg(sq + 16 * kBlocksPerTile * j);
+        }
     }
   };
-  fetch(kt_begin + warp);
-  stage();
-  for (int64_t kt = kt_begin + warp; kt < kt_end; kt += kGemvWarps) {
-    const int64_t kb = kt * kBlocksPerTile + h;
-    uint32_t w[kRowsPerLane][KB];
-    float scale[kRowsPerLane];
+  // Activation row m of the tile; rows past `rows` (a grouped work item with fewer rows than MV)
+  // read row rows - 1 again instead of branching to zeros: their sums are never stored.
+  int64_t a_row[MV];
 #pragma unroll
-    for (int j = 0; j < kRowsPerLane; ++j) {
-#pragma unroll
-      for (int b = 0; b < KB; ++b) w[j][b] = wn[j][b];
-      scale[j] = e4m4_decode(sn[j]);
-    }
-    fetch(kt + kGemvWarps);
-    if (kb >= kblocks) continue;  // the zero pad block when K % 64 == 32
+  for (int m = 0; m < MV; ++m) a_row[m] = static_cast<int64_t>(m < rows ? m : rows - 1) * K;
+  auto step = [&](const Tile& t, int kt) {
+    const int kb = kt * kBlocksPerTile + h;
+    if (kb >= kblocks) return;  // the zero pad block when K % 64 == 32
     // E/O: byte offsets per element (block_offsets); at k = 2, E holds one offset per element pair
     // into the float2 pair table instead (block_pair_offsets2) and O is unused.
     uint32_t E[kRowsPerLane][4], O[kRowsPerLane][4];
 #pragma unroll
     for (int j = 0; j < kRowsPerLane; ++j) {
       if constexpr (kUsePairs<KB, MV>)
-        block_pair_offsets2(w[j], E[j]);
+        block_pair_offsets2(t.w[j], E[j]);
       else
-        block_offsets<KB>(w[j], E[j], O[j]);
+        block_offsets<KB>(t.w[j], E[j], O[j]);
     }
     float bsum[MV][kRowsPerLane];
 #pragma unroll
     for (int m = 0; m < MV; ++m)
 #pragma unroll
       for (int j = 0; j < kRowsPerLane; ++j) bsum[m][j] = 0.0f;
+    const typename Tr::T* a_blk = A + static_cast<int64_t>(kb) * kBlockSize;
 #pragma unroll
     for (int c = 0; c < kBlockSize / 8; ++c) {
       float a[MV][8];
 #pragma unroll
       for (int m = 0; m < MV; ++m) {
-        if (m < rows) {
-          const uint4 raw = __ldg(reinterpret_cast<const uint4*>(A + m * K + kb * kBlockSize + 8 * c));
-          const typename Tr::T2* p = reinterpret_cast<const typename Tr::T2*>(&raw);
+        const uint4 raw = __ldg(reinterpret_cast<const uint4*>(a_blk + a_row[m] + 8 * c));
+        const typename Tr::T2* p = reinterpret_cast<const typename Tr::T2*>(&raw);
 #pragma unroll
-          for (int q = 0; q < 4; ++q) {
-            const float2 f = Tr::to_float2(p[q]);
-            a[m][2 * q] = f.x;
-            a[m][2 * q + 1] = f.y;
-          }
-        } else {
-#pragma unroll
-          for (int q = 0; q < 8; ++q) a[m][q] = 0.0f;
+        for (int q = 0; q < 4; ++q) {
+          const float2 f = Tr::to_float2(p[q]);
+          a[m][2 * q] = f.x;
+          a[m][2 * q + 1] = f.y;
         }
       }
 #pragma unroll
@@ -147,9 +168,23 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
         }
     }
 #pragma unroll
-    for (int m = 0; m < MV; ++m)
+    for (int j = 0; j < kRowsPerLane; ++j) {
+      const float scale = e4m4_decode_bits(t.s[j]);
 #pragma unroll
-      for (int j = 0; j < kRowsPerLane; ++j) acc[m][j] = fmaf(bsum[m][j], scale[j], acc[m][j]);
+      for (int m = 0; m < MV; ++m) acc[m][j] = fmaf(bsum[m][j], scale, acc[m][j]);
+    }
+  };
+
+  Tile next;
+  int kt = static_cast<int>(kt_begin) + warp;
+  fetch(next, kt, blk);
+  stage();
+  while (kt < kt_last) {  // warp-uniform
+    const Tile cur = next;
+    fetch(next, kt + kGemvWarps, blk + blk_step);
+    step(cur, kt);
+    kt += kGemvWarps;
+    blk += blk_step;
   }
 
   // Combine the two h lanes of each slot, then the 4 warps through shared memory.
@@ -168,7 +203,7 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
 // Without CL the codebook is staged first (on the larger grids the reordering measured 0.8-1.0x,
 // bench/results/2026-11-25-h100-cluster) and split K goes through the workspace.
 template <Act ACT, int KB, int MV, bool CL>
-__global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
+__global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) gemv_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
                                                            typename ActTraits<ACT>::T* __restrict__ C, int M,
                                                            TiledView w, SplitK sk) {
   using Tr = ActTraits<ACT>;
@@ -264,7 +299,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const typename ActTr
 // Grouped: blockIdx.x is a work item (expert, up to MV consecutive rows of that expert),
 // blockIdx.y the tile of 64 output rows.
 template <Act ACT, int KB, int MV>
-__global__ void __launch_bounds__(kGemvThreads) grouped_gemv_kernel(
+__global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, true>) grouped_gemv_kernel(
     const typename ActTraits<ACT>::T* __restrict__ A, typename ActTraits<ACT>::T* __restrict__ C,
     const int32_t* offsets, TiledView w) {
   using Tr = ActTraits<ACT>;

@@ -14,6 +14,9 @@ cudaError_t launch_dequant(const TiledView& w, void* out, OutType type, cudaStre
 // Scalar GEMV (M = 1..4), split-K through the workspace -- or, on grids of at most one CTA per SM
 // with 2..8 K slices, through distributed shared memory in a thread-block cluster.
 size_t gemv_workspace_bytes(int64_t M, const TiledView& w);
+// gemv and grouped gemv index one matrix's (one expert's) blocks in 32 bits: its packed words must
+// stay below 2^32 (16 GB, far above any model's matrix); dispatch and the API check this.
+inline bool gemv_fits(const TiledView& w) { return w.expert_words() < (int64_t{1} << 32); }
 cudaError_t launch_gemv(const LinearArgs& a);
 // Grouped scalar GEMV: any rows per expert (chunks of 4).
 cudaError_t launch_grouped_gemv(const MoeArgs& a);
