@@ -213,7 +213,13 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // With the k = 4 pair table (2026-11-25-h100-tcvpairs) tcv also wins M = 2 from ~50 M weights
   // (Llama-3-8B down, 58.7 M: 22.6 vs 23.5 us; Llama-3-70B gate_up 122.3 vs 131.2) and loses
   // below (GLM shared_experts.gate_up, 41.9 M: 19.0 vs 17.3); gemv keeps M = 1 (105.6 vs 118.6).
-  if (M == 2 && w.K > 512 && weights >= 50.0e6 && detail::tcv_uses_pairs(w, false)) return Kernel::tcv;
+  // After gemv's leaner step loop (2026-11-26) the line moved to 100 M weights: in the same runs on the
+  // H100 and the H200 (bench/results/2026-11-26-h100-gemvrecord, -h200-gemvlean/final) gemv beat
+  // tcv at M = 2, k = 4 on Llama-3-8B down (58.7 M; 21.25 vs 22.54 us on the H100) and Llama-3-70B
+  // q_proj / o_proj (67 M; 23.4-23.7 vs 24.6-24.7), tcv stays ahead on Llama-3-8B gate_up (117 M;
+  // 34.9 vs 37.3) and Llama-3-70B down (235 M; 66.5 vs 68.6); Llama-3-70B gate_up (470 M) is within
+  // 3% either way (122.7 vs 119.1).
+  if (M == 2 && w.K > 512 && weights >= 100.0e6 && detail::tcv_uses_pairs(w, false)) return Kernel::tcv;
   // Where tcv runs one pass without cross-CTA split-K (short K on narrow weights,
   // bench/results/2026-11-25-h100-tcvshortk) it beats gemv at M = 1..2 from ~4 M weights (Qwen3
   // dense.gate_up 10.1 vs 11.0 us at M = 1, q_proj 6.6 vs 7.0, GLM q_b_proj, 3.9 M, 5.3 vs 5.7) but
@@ -223,7 +229,11 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // (Asked last: the plan behind it is the one query here that costs more than arithmetic.)
   auto tcv_one_pass = [&] { return detail::tcv_short_k_pass(M, w, act); };
   if (M <= 2 && w.K > 512 && weights >= 3.5e6 && tcv_one_pass()) return Kernel::tcv;
-  if (M <= 2) return w.K <= 512 ? Kernel::tcv : Kernel::gemv;
+  // Short rows (K <= 512) go to tcv except narrow ones: after gemv's leaner step loop (2026-11-26,
+  // bench/results/2026-11-26-h200-gemvlean/final, same run) gemv takes Qwen3 shared_expert.down
+  // (2048 x 512) at M = 1 / 2 in 3.69 / 3.89 us against tcv's 4.08 / 4.10 (k = 4; 1.05-1.13x at
+  // k = 2..5); GLM kv_b_proj (8960 x 512) stays on tcv (4.92 against 5.53 us at M = 1).
+  if (M <= 2) return (w.K <= 512 && w.N > 2048) || !detail::gemv_fits(w) ? Kernel::tcv : Kernel::gemv;
   // gemv's cluster split-K (grids of one CTA per SM) made it the faster kernel up to M = 4 on
   // narrow weights (bench/results/2026-11-25-h100-cluster, k = 2..5: Qwen3 k_proj / v_proj, GLM
   // q_a_proj / kv_a_proj at M = 4 4.6-5.0 us against tcv's cluster plan 5.1-5.7); at N = 1024
