@@ -33,10 +33,11 @@ if [ -x .deps/gpu/kbit-verify ]; then  # not carried when the binaries would not
   timeout 90 "${V[@]}" --quick --kernels gemv,grouped_gemv,automatic > "$W/verify.txt" 2>&1
   s "verify --quick gemv,grouped_gemv,automatic rc=$? after $((SECONDS - T0)) s"; tail -8 "$W/verify.txt" | tee -a "$W/summary.txt"
 fi
-B="--M 1,2,4 --bits 2,3,4,5 --dtypes f16"
+B="${GEMV_B:---M 1,2,4 --bits 2,3,4,5 --dtypes f16}"
 # Arms (GEMV_ARMS, default main lean): main = main's kernels, lean = the new step loop, u1 = the
 # new loop without its two-step unroll (one buffer copied per step), picked by KBIT_GEMV_ARM.
-# GEMV_KERNELS (default gemv,grouped_gemv) and GEMV_REPS (default 2) for a record of one arm.
+# GEMV_KERNELS (default gemv,grouped_gemv), GEMV_REPS (default 2) and GEMV_B (the sweep flags) for
+# other sweeps and a record of one arm.
 arm_setup() { KERNELS=${GEMV_KERNELS:-gemv,grouped_gemv}; ENV=KBIT_GEMV_ARM=$1; }
 REPS=${GEMV_REPS:-2} MIN_LEFT=20 bench_rotation gemvlean ${GEMV_ARMS:-main lean}
 # With time left: ncu of this build's gemv on the largest shape at M = 1, k = 4 and 2 (is it still
