@@ -42,25 +42,26 @@ std::vector<T> host_copy(const T* d, size_t n) {
 
 }  // namespace
 
-TEST_CASE("gpu: e4m4_decode equals the host for all 256 codes") {
+// The 256 codes decoded on the GPU by `kernel` (one thread per code), into poisoned memory.
+static std::vector<float> decode_on_gpu(void (*kernel)(float*)) {
   std::vector<float> poison(256, -1.0f);
   float* d = device_copy(poison);
-  decode_all<<<1, 256>>>(d);
+  kernel<<<1, 256>>>(d);
   REQUIRE(cudaGetLastError() == cudaSuccess);
   const auto got = host_copy(d, 256);
-  for (int c = 0; c < 256; ++c) REQUIRE(got[c] == kbit::e4m4_decode(uint8_t(c)));
   cudaFree(d);
+  return got;
+}
+
+TEST_CASE("gpu: e4m4_decode equals the host for all 256 codes") {
+  const auto got = decode_on_gpu(decode_all);
+  for (int c = 0; c < 256; ++c) REQUIRE(got[c] == kbit::e4m4_decode(uint8_t(c)));
 }
 
 TEST_CASE("gpu: e4m4_decode_bits (the kernels' two-instruction decode) equals e4m4_decode for all 256 codes") {
   // Codes 0x01..0x0F decode through a denormal float: a build that flushes denormals fails here.
-  std::vector<float> poison(256, -1.0f);
-  float* d = device_copy(poison);
-  decode_bits_all<<<1, 256>>>(d);
-  REQUIRE(cudaGetLastError() == cudaSuccess);
-  const auto got = host_copy(d, 256);
+  const auto got = decode_on_gpu(decode_bits_all);
   for (int c = 0; c < 256; ++c) REQUIRE(got[c] == kbit::e4m4_decode(uint8_t(c)));
-  cudaFree(d);
 }
 
 TEST_CASE("gpu: tiled offsets and bit-plane unpacking equal the host") {
