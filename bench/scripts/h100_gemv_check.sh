@@ -13,6 +13,6 @@ grep -E "assertions|Status|ERROR" "$W/format.txt" | head -4 | tee -a "$W/summary
 grep -E "assertions|Status|ERROR" "$W/kernels.txt" | head -4 | tee -a "$W/summary.txt"
 timeout 120 "${V[@]}" --quick --kernels automatic > "$W/verify.txt" 2>&1
 s "verify --quick automatic rc=$? after $((SECONDS - T0)) s"; tail -5 "$W/verify.txt" | tee -a "$W/summary.txt"
-B="--models llama-3-8b llama-3-70b --M 1,2 --bits 4 --dtypes f16"
+B="${CHK_B:---models llama-3-8b llama-3-70b --M 1,2 --bits 4 --dtypes f16}"
 arm_setup() { KERNELS=automatic,gemv,tcv; }
 REPS=2 MIN_LEFT=20 bench_rotation gemvchk check
