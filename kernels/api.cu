@@ -239,7 +239,7 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // narrow weights (bench/results/2026-11-25-h100-cluster, k = 2..5: Qwen3 k_proj / v_proj, GLM
   // q_a_proj / kv_a_proj at M = 4 4.6-5.0 us against tcv's cluster plan 5.1-5.7); at N = 1024
   // (Qwen3 shared_expert.gate_up) tcv wins M = 4 (5.2-5.7 vs 5.7-6.1).
-  if (M <= 4 && w.N <= 768 && w.K > 512) return Kernel::gemv;
+  if (M <= 4 && w.N <= 768 && w.K > 512 && detail::gemv_fits(w)) return Kernel::gemv;
   // tcw's k = 4 pair table against tcv (record at 6b74702, bench/results/2026-11-25-h100-record-
   // 6b74702): at M = 4 and 8 tcw wins where tcv still decodes by offsets, 12 M .. 32 M weights
   // (Llama-3-8B q_proj 11.4 vs 13.2 us at M = 4, 11.5 vs 14.3 at 8; GLM shared_experts.down 12.9 vs

@@ -87,7 +87,7 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   for (int j = 0; j < kRowsPerLane; ++j) row_ok[j] = slot + 16 * j < rows_left;
   // Block (kt, n, h) is at word ((kt * N + n) * 2 + h) * k and absmax byte (kt * N + n) * 2 + h: the
   // lane's 4 rows are constant offsets from one 32-bit block index per k-tile (the host keeps one
-  // matrix's blocks below 2^32 / k, kGemvMaxBlocks).
+  // matrix's packed words below 2^32, gemv_fits in launch.h).
   uint32_t blk = static_cast<uint32_t>(((kt_begin + warp) * N + n0 + slot) * kBlocksPerTile + h);
   const uint32_t blk_step = static_cast<uint32_t>(kGemvWarps * N * kBlocksPerTile);  // the warp's next k-tile
   auto fetch = [&](Tile& t, int kt, uint32_t b) {  // kt is warp-uniform

@@ -471,6 +471,25 @@ TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results
     }
 }
 
+TEST_CASE("gpu: automatic never gives gemv a matrix of 2^32 or more packed words") {
+  // gemv indexes one matrix's blocks in 32 bits (gemv_fits). choose_kernel reads only the shape, so
+  // no memory is allocated: N = 64, K = 2^29, k = 4 is exactly 2^32 words, and its narrow rows would
+  // otherwise go to gemv up to M = 4.
+  TiledView w;
+  w.bits = 4;
+  w.N = 64;
+  w.K = int64_t{1} << 29;
+  REQUIRE(w.expert_words() == int64_t{1} << 32);
+  CHECK_FALSE(gpu::detail::gemv_fits(w));
+  for (int64_t M : {1, 2, 3, 4})
+    for (bool pdl : {false, true}) {
+      const gpu::Kernel k = gpu::choose_kernel(M, w, Act::f16, false, pdl);
+      CHECK_MESSAGE(k != gpu::Kernel::gemv, "M=", M, " pdl=", pdl, ": chose gemv");
+    }
+  w.K -= kTileK;  // one k-tile less fits
+  CHECK(gpu::detail::gemv_fits(w));
+}
+
 TEST_CASE("gpu: with MoeArgs::pdl the grouped kernels wait for the routing and A written before them") {
   // The routing is all zeros (every expert empty) until the producer writes it.
   Stream st;
