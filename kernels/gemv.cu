@@ -94,19 +94,17 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
     if (kt >= kt_last) return;
     const uint32_t* wq = packed + b * KB;
     const uint8_t* sq = absmax + b;
-    if (all_rows) {
+    auto load_row = [&](int j) {
+      load_block_words<KB>(wq + 16 * kBlocksPerTile * KB * j, t.w[j]);
+      t.s[j] = __ldg(sq + 16 * kBlocksPerTile * j);
+    };
+    if (all_rows) {  // every CTA but the last row tile: no row predicates
 #pragma unroll
-      for (int j = 0; j < kRowsPerLane; ++j) {
-        load_block_words<KB>(wq + 16 * kBlocksPerTile * KB * j, t.w[j]);
-        t.s[j] = __ldg(sq + 16 * kBlocksPerTile * j);
-      }
+      for (int j = 0; j < kRowsPerLane; ++j) load_row(j);
     } else {
 #pragma unroll
       for (int j = 0; j < kRowsPerLane; ++j)
-        if (row_ok[j]) {
-          load_block_words<KB>(wq + 16 * kBlocksPerTile * KB * j, t.w[j]);
-          t.s[j] = __ldg(sq + 16 * kBlocksPerTile * j);
-        }
+        if (row_ok[j]) load_row(j);
     }
   };
   // Activation row m of the tile; rows past `rows` (a grouped work item with fewer rows than MV)
@@ -169,7 +167,7 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
     }
 #pragma unroll
     for (int j = 0; j < kRowsPerLane; ++j) {
-      const float scale = e4m4_decode_bits(t.s[j]);
+      const float scale = absmax_scale(t.s[j]);
 #pragma unroll
       for (int m = 0; m < MV; ++m) acc[m][j] = fmaf(bsum[m][j], scale, acc[m][j]);
     }
