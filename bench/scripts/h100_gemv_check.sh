@@ -7,10 +7,8 @@ set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/gemvchk ${CHK_BUDGET:-300}
 gpu_info
-(cd .deps/gpu && timeout 30 ./kbit_tests_gpu > "$W/format.txt" 2>&1); s "format gpu rc=$? after $((SECONDS - T0)) s"
-grep -E "assertions|Status|ERROR" "$W/format.txt" | head -4 | tee -a "$W/summary.txt"
-(cd .deps/gpu && timeout 60 ./kbit_tests_kernels > "$W/kernels.txt" 2>&1); s "kernels rc=$? after $((SECONDS - T0)) s"
-grep -E "assertions|Status|ERROR" "$W/kernels.txt" | head -4 | tee -a "$W/summary.txt"
+gpu_doctest format kbit_tests_gpu 30
+gpu_doctest kernels kbit_tests_kernels 60
 timeout 120 "${V[@]}" --quick --kernels automatic > "$W/verify.txt" 2>&1
 s "verify --quick automatic rc=$? after $((SECONDS - T0)) s"; tail -5 "$W/verify.txt" | tee -a "$W/summary.txt"
 B="${CHK_B:---models llama-3-8b llama-3-70b --M 1,2 --bits 4 --dtypes f16}"

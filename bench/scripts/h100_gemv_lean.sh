@@ -13,13 +13,8 @@ set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/gemvlean ${GEMV_BUDGET:-540}
 gpu_info
-if [ -x .deps/gpu/kbit_tests_gpu ]; then
-  (cd .deps/gpu && timeout 30 ./kbit_tests_gpu > "$W/format.txt" 2>&1); s "format gpu rc=$? after $((SECONDS - T0)) s"
-  grep -E "assertions|Status|ERROR" "$W/format.txt" | head -10 | tee -a "$W/summary.txt"
-fi
-if [ -x .deps/gpu/kbit_tests_kernels ]; then  # optional, as kbit-verify below
-  (cd .deps/gpu && timeout 60 ./kbit_tests_kernels > "$W/kernels.txt" 2>&1); s "kernels rc=$? after $((SECONDS - T0)) s"
-  grep -E "assertions|Status|ERROR" "$W/kernels.txt" | head -10 | tee -a "$W/summary.txt"
+gpu_doctest format kbit_tests_gpu 30
+if gpu_doctest kernels kbit_tests_kernels 60; then  # optional, as kbit-verify below
   (cd .deps/gpu && timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./kbit_tests_kernels \
     -tc='*dense kernels equal*,*split-K equal*,*MoE kernels equal*,*random bytes stay*' > "$W/memcheck.txt" 2>&1)
   s "memcheck dense + split-K + MoE doctests rc=$? after $((SECONDS - T0)) s"; tail -3 "$W/memcheck.txt" | tee -a "$W/summary.txt"

@@ -7,8 +7,7 @@ set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/gemvrec ${REC_BUDGET:-420}
 gpu_info
-(cd .deps/gpu && timeout 60 ./kbit_tests_kernels > "$W/kernels.txt" 2>&1); s "kernels rc=$? after $((SECONDS - T0)) s"
-grep -E "assertions|Status|ERROR" "$W/kernels.txt" | head -10 | tee -a "$W/summary.txt"
+gpu_doctest kernels kbit_tests_kernels 60
 B="--M 1,2,4 --bits 2,3,4,5 --dtypes f16"
 arm_setup() { KERNELS=automatic,automatic_pdl,gemv; }
 REPS=1 MIN_LEFT=20 bench_rotation gemvrec record

@@ -18,6 +18,14 @@ left() { echo $((BUDGET - (SECONDS - T0))); }
 # gpu_info: the GPU and its clocks, into the summary.
 gpu_info() { nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader | tee -a "$W/summary.txt"; }
 
+# gpu_doctest NAME BINARY TIMEOUT_S: the GPU doctest binary .deps/gpu/BINARY into $W/NAME.txt, its rc
+# and totals in the summary; returns 1 without running when the binary was not carried.
+gpu_doctest() {
+  [ -x ".deps/gpu/$2" ] || return 1
+  (cd .deps/gpu && timeout "$3" "./$2" > "$W/$1.txt" 2>&1); s "$1 rc=$? after $((SECONDS - T0)) s"
+  grep -E "assertions|Status|ERROR" "$W/$1.txt" | head -10 | tee -a "$W/summary.txt"
+}
+
 # pdl_doctest_checks KERNELS_S MEMCHECK_S RACECHECK_S [FILTER]: the GPU and its clocks, gpu.kernels,
 # then compute-sanitizer memcheck and racecheck over the doctests FILTER selects (default the PDL
 # ones, '*pdl*'), each under its timeout.
@@ -81,8 +89,7 @@ gtcw_checks() {
   local td=$1 ts=$2 tv=$3 tool
   shift 3
   gpu_info
-  (cd .deps/gpu && timeout "$td" ./kbit_tests_kernels > "$W/kernels.txt" 2>&1); s "kernels rc=$? after $((SECONDS - T0)) s"
-  grep -E "assertions|Status|ERROR" "$W/kernels.txt" | head -10 | tee -a "$W/summary.txt"
+  gpu_doctest kernels kbit_tests_kernels "$td"
   for tool in "$@"; do
     (cd .deps/gpu && timeout "$ts" compute-sanitizer --tool "$tool" --error-exitcode 9 ./kbit_tests_kernels \
       -tc='*MoE kernels*,*grouped_tcw*' > "$W/$tool.txt" 2>&1); s "$tool MoE doctests rc=$? after $((SECONDS - T0)) s"
