@@ -219,8 +219,9 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // on the H100), Llama-3-70B q_proj / o_proj (67 M; 23.2-23.7 vs 24.6-24.8) and Llama-3-70B gate_up
   // (470 M; 115.5-119.1 vs 122.5-122.7, and 119.4 vs 122.0 on the H200); tcv stays ahead on
   // Llama-3-8B gate_up (117 M; 34.6-34.9 vs 36.2-37.3) and ties on Llama-3-70B down (235 M).
-  if (M == 2 && w.K > 512 && weights >= 100.0e6 && weights < 400.0e6 && detail::tcv_uses_pairs(w, false))
-    return Kernel::tcv;
+  // With gemv's k = 4 pair table (2026-11-26, bench/results/2026-11-26-h100-gemvpairs/final, same
+  // run) gemv takes those two as well: Llama-3-70B down 59.9 vs 66.0 us, Llama-3-8B gate_up 34.1 vs
+  // 34.5 -- the rule that sent M = 2 to tcv from 100 M to 400 M weights is gone.
   // Where tcv runs one pass without cross-CTA split-K (short K on narrow weights,
   // bench/results/2026-11-25-h100-tcvshortk) it beats gemv at M = 1..2 from ~4 M weights (Qwen3
   // dense.gate_up 10.1 vs 11.0 us at M = 1, q_proj 6.6 vs 7.0, GLM q_b_proj, 3.9 M, 5.3 vs 5.7) but

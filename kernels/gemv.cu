@@ -15,6 +15,8 @@
 // Activations are converted to fp32 once per 8 elements and reused across the lane's 4 rows.
 #include <cooperative_groups.h>
 
+#include <atomic>
+
 #include "common.cuh"
 #include "kbit/gemv_sched.h"
 #include "launch.h"
@@ -34,6 +36,32 @@ constexpr int kRowsPerLane = 4;                 // kGemvRows / 16 slots
 template <int KB, int MV>
 constexpr bool kUsePairs = KB == 2 && MV >= 2;
 
+// The k = 4 pair table (PT): entry e = lo | hi << 4 holds the float2 (cb[lo], cb[hi]), the pair of
+// elements (8c + r, 8c + 4 + r) that byte c of block_nibbles' T[r] indexes, in kPairCopies copies
+// side by side (entry e, copy q at float2 index e * kPairCopies + q; 32 KB). Lane l reads copy l % 16,
+// so the 16 lanes of a half-warp -- one 8-byte load is served per half-warp -- hit distinct bank pairs
+// whatever the indices. Per pair of weights: PRMT (the index byte), LEA (the address), one 8-byte
+// shared load and the FMAs, against PRMT + load per weight for the float codebook, with the same
+// products in the same order.
+constexpr int kPairCopies = 16;
+std::atomic<int> g_gemv_force_pairs{0};  // gemv_force_pairs (tests)
+constexpr int kPairTable = 256 * kPairCopies;  // float2 entries
+
+// Fill the pair table from the stored codebook (128 threads); caller synchronises.
+__device__ __forceinline__ void stage_pair_table4(const float* __restrict__ cb, float2* ptab) {
+  static_assert(kGemvThreads == 128 && kPairTable % kGemvThreads == 0, "one entry per thread and pass");
+  // Thread t writes index i * 128 + t: entry e = 8 i + t / 16 (lo = e % 16 = 8 (i % 2) + t / 16,
+  // hi = e / 16 = i / 2), copy t % 16.
+  const int t = threadIdx.x;
+  float hi[16];
+#pragma unroll
+  for (int v = 0; v < 16; ++v) hi[v] = __ldg(cb + v);
+  const float lo0 = __ldg(cb + t / 16), lo1 = __ldg(cb + 8 + t / 16);
+#pragma unroll
+  for (int i = 0; i < kPairTable / kGemvThreads; ++i)
+    ptab[i * kGemvThreads + t] = make_float2(i % 2 ? lo1 : lo0, hi[i / 2]);
+}
+
 // Resident CTAs per SM the register allocation must allow (a launch bound: 4 CTAs <= 128 registers,
 // 3 <= 168, 2 <= 255). Set when the step loop was rebuilt (2026-11-26): without it ptxas gave some
 // M = 2 and grouped kernels fewer CTAs per SM than before; the bounds keep the old occupancy where
@@ -48,7 +76,7 @@ constexpr int kGemvMinBlocks = MV == 1 ? 4 : GROUPED ? (MV == 2 ? 3 : 2) : MV ==
 // [0, rows) of A (rows <= MV); the sums of the 4 warps land in `red`. `stage` fills the shared
 // codebook and synchronises the CTA: it runs after the first weight loads are issued, so the
 // codebook's memory round trip overlaps theirs instead of preceding them.
-template <Act ACT, int KB, int MV, class Stage>
+template <Act ACT, int KB, int MV, bool PT = false, class Stage>
 __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTraits<ACT>::T* __restrict__ A,
                                           const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
                                           const float* cb_s, const float2* pair_s, int64_t N, int64_t K, int rows,
@@ -59,6 +87,12 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   const int slot = lane >> 1, h = lane & 1;
   const int kblocks = static_cast<int>(k_blocks(K));
   const int kt_last = static_cast<int>(kt_end);
+  static_assert(!PT || KB == 4, "the pair table is the k = 4 decode");
+  // PT: the shared-window address of the lane's copy of the pair table (pair_s is the table then).
+  // The loads below take it in inline PTX: through a float2 pointer the compiler rebuilt the float2
+  // index (three instructions per pair) instead of one LEA.
+  const uint32_t ptab_lane =
+      static_cast<uint32_t>(__cvta_generic_to_shared(pair_s)) + 8u * static_cast<uint32_t>(lane % kPairCopies);
 
   float acc[MV][kRowsPerLane];
 #pragma unroll
@@ -117,10 +151,13 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
     if (kb >= kblocks) return;  // the zero pad block when K % 64 == 32
     // E/O: byte offsets per element (block_offsets); at k = 2, E holds one offset per element pair
     // into the float2 pair table instead (block_pair_offsets2) and O is unused.
+    // PT: E holds block_nibbles' T words (byte c of E[j][r] = pair index of elements 8c + r, 8c + 4 + r).
     uint32_t E[kRowsPerLane][4], O[kRowsPerLane][4];
 #pragma unroll
     for (int j = 0; j < kRowsPerLane; ++j) {
-      if constexpr (kUsePairs<KB, MV>)
+      if constexpr (PT)
+        block_nibbles<KB>(t.w[j], E[j]);
+      else if constexpr (kUsePairs<KB, MV>)
         block_pair_offsets2(t.w[j], E[j]);
       else
         block_offsets<KB>(t.w[j], E[j], O[j]);
@@ -150,7 +187,10 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
           float lo, hi;  // elements 8c + r and 8c + 4 + r
-          if constexpr (kUsePairs<KB, MV>) {
+          if constexpr (PT) {
+            const uint32_t e = __byte_perm(E[j][r], 0u, 0x4440u + static_cast<uint32_t>(c));
+            asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(lo), "=f"(hi) : "r"(ptab_lane + (e << 7)));
+          } else if constexpr (kUsePairs<KB, MV>) {
             const float2 v = cb_pair(pair_s, E[j][r], c);
             lo = v.x;
             hi = v.y;
@@ -200,16 +240,20 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
 // codebook is staged, and the K slices (grid.y, one cluster) meet in distributed shared memory.
 // Without CL the codebook is staged first (on the larger grids the reordering measured 0.8-1.0x,
 // bench/results/2026-11-25-h100-cluster) and split K goes through the workspace.
-template <Act ACT, int KB, int MV, bool CL>
+// PT: the k = 4 pair-table decode (stage_pair_table4; launch_gemv picks it, gemv_uses_pairs).
+template <Act ACT, int KB, int MV, bool CL, bool PT>
 __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) gemv_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
                                                            typename ActTraits<ACT>::T* __restrict__ C, int M,
                                                            TiledView w, SplitK sk) {
   using Tr = ActTraits<ACT>;
-  __shared__ float cb_s[1 << KB];
-  __shared__ float2 pair_s[kUsePairs<KB, MV> ? 16 : 1];
+  __shared__ float cb_s[PT ? 1 : 1 << KB];
+  __shared__ float2 pair_s[PT ? kPairTable : kUsePairs<KB, MV> ? 16 : 1];
   __shared__ float red[kGemvWarps][MV][kGemvRows];
   auto stage = [&] {
-    stage_codebook<KB>(w.codebook, cb_s);
+    if constexpr (PT)
+      stage_pair_table4(w.codebook, pair_s);
+    else
+      stage_codebook<KB>(w.codebook, cb_s);
     if constexpr (kUsePairs<KB, MV>) stage_pairs2(w.codebook, pair_s);
     // LinearArgs::pdl: A, C and the workspace only after the previous work in the stream. The
     // small grids (CL) then let the next launch start (not at kernel start: one launch waits behind
@@ -227,7 +271,7 @@ __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) g
   auto late_stage = [&] {
     if constexpr (CL) stage();
   };
-  gemv_tile<ACT, KB, MV>(late_stage, A, w.packed, w.absmax, cb_s, pair_s, w.N, w.K, M, n0, kt_begin, kt_end, red);
+  gemv_tile<ACT, KB, MV, PT>(late_stage, A, w.packed, w.absmax, cb_s, pair_s, w.N, w.K, M, n0, kt_begin, kt_end, red);
   if constexpr (!CL) pdl_launch_dependents();
 
   // Thread t < 64 owns output row n0 + t for every activation row.
@@ -336,17 +380,23 @@ __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, true>) gr
 namespace {
 
 // Resident CTAs of one instantiation per SM (cached per device).
-template <Act ACT, int KB, int MV>
+template <Act ACT, int KB, int MV, bool PT>
 int gemv_blocks_per_sm() {
   static int cache[64] = {};
-  return cached_blocks_per_sm(gemv_kernel<ACT, KB, MV, false>, kGemvThreads, cache);
+  return cached_blocks_per_sm(gemv_kernel<ACT, KB, MV, false, PT>, kGemvThreads, cache);
 }
 
-template <Act ACT, int KB, int MV>
+template <Act ACT, int KB, int MV, bool PT>
+GemvPlan dense_plan(const TiledView& w, int64_t& slots) {
+  slots = static_cast<int64_t>(gemv_blocks_per_sm<ACT, KB, MV, PT>()) * device_sm_count();
+  return gemv_plan_for(w.N, w.K, slots, device_sm_count(), device_has_clusters());
+}
+
+template <Act ACT, int KB, int MV, bool PT>
 cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   using T = typename ActTraits<ACT>::T;
-  const int64_t slots = static_cast<int64_t>(gemv_blocks_per_sm<ACT, KB, MV>()) * device_sm_count();
-  const GemvPlan p = gemv_plan_for(a.w.N, a.w.K, slots, device_sm_count(), device_has_clusters());
+  int64_t slots = 0;
+  const GemvPlan p = dense_plan<ACT, KB, MV, PT>(a.w, slots);
   sk.splits = p.splits;
   const bool cluster = p.cluster;
   const dim3 grid(static_cast<unsigned>(p.tiles), sk.splits);
@@ -354,19 +404,42 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   T* C = static_cast<T*>(a.C);
   const int M = static_cast<int>(a.M);
   if (!cluster)
-    return launch_ex(gemv_kernel<ACT, KB, MV, false>, grid, kGemvThreads, 0, a.stream, 1, a.pdl, A, C, M, a.w, sk);
-  return launch_ex(gemv_kernel<ACT, KB, MV, true>, grid, kGemvThreads, 0, a.stream, grid.y, a.pdl, A, C, M, a.w, sk);
+    return launch_ex(gemv_kernel<ACT, KB, MV, false, PT>, grid, kGemvThreads, 0, a.stream, 1, a.pdl, A, C, M, a.w, sk);
+  return launch_ex(gemv_kernel<ACT, KB, MV, true, PT>, grid, kGemvThreads, 0, a.stream, grid.y, a.pdl, A, C, M, a.w,
+                   sk);
+}
+
+template <Act ACT, int KB, bool PT>
+cudaError_t launch_dense_mp(const LinearArgs& a, SplitK sk) {
+  switch (a.M) {
+    case 1: return launch_dense<ACT, KB, 1, PT>(a, sk);
+    case 2: return launch_dense<ACT, KB, 2, PT>(a, sk);
+    case 3: return launch_dense<ACT, KB, 3, PT>(a, sk);
+    case 4: return launch_dense<ACT, KB, 4, PT>(a, sk);
+  }
+  return cudaErrorInvalidValue;
+}
+
+// At M = 1 the pair table stays off where its grid would take more than one wave of CTAs (unless
+// forced, gemv_force_pairs): on the H100 it lost on the one such catalogue shape, Llama-3-70B
+// gate_up (896 CTAs on 528 slots; 93.8 -> 99.7 us, bench/results/2026-11-26-h100-gemvpairs), where
+// ncu shows its SMs idle for 17% of the run against 6% for the float codebook: with issue slots to
+// spare its CTAs run no faster on the emptier SMs of the last wave, while the issue-bound float
+// codebook's do. At M = 2..4 it won there too (1.01-1.07x).
+template <Act ACT, int KB>
+bool dense_pairs(const LinearArgs& a) {
+  if (!gemv_uses_pairs(a.w)) return false;
+  if (a.M > 1 || g_gemv_force_pairs.load(std::memory_order_relaxed) == 1) return true;
+  int64_t slots = 0;
+  const GemvPlan p = dense_plan<ACT, KB, 1, true>(a.w, slots);
+  return p.tiles * p.splits <= slots;
 }
 
 template <Act ACT, int KB>
 cudaError_t launch_dense_m(const LinearArgs& a, SplitK sk) {
-  switch (a.M) {
-    case 1: return launch_dense<ACT, KB, 1>(a, sk);
-    case 2: return launch_dense<ACT, KB, 2>(a, sk);
-    case 3: return launch_dense<ACT, KB, 3>(a, sk);
-    case 4: return launch_dense<ACT, KB, 4>(a, sk);
-  }
-  return cudaErrorInvalidValue;
+  if constexpr (KB == 4)
+    if (dense_pairs<ACT, KB>(a)) return launch_dense_mp<ACT, KB, true>(a, sk);
+  return launch_dense_mp<ACT, KB, false>(a, sk);
 }
 
 template <Act ACT>
@@ -401,6 +474,15 @@ cudaError_t launch_grouped_k(const MoeArgs& a) {
 }
 
 }  // namespace
+
+bool gemv_uses_pairs(const TiledView& w) {
+  if (w.bits != 4) return false;
+  const int mode = g_gemv_force_pairs.load(std::memory_order_relaxed);
+  if (mode != 0) return mode == 1;
+  return static_cast<double>(w.N) * static_cast<double>(w.K) >= kGemvPairsMinWeights;
+}
+
+void gemv_force_pairs(int mode) { g_gemv_force_pairs.store(mode, std::memory_order_relaxed); }
 
 size_t gemv_workspace_bytes(int64_t M, const TiledView& w) {
   const int splits = gemv_max_splits(w.N, w.K, device_sm_count());

@@ -277,6 +277,29 @@ TEST_CASE("gpu: gemv's and tcv's cluster and workspace split-K equal the CPU ref
   gpu::detail::force_no_clusters(false);
 }
 
+TEST_CASE("gpu: gemv's k = 4 pair table and float codebook both equal the CPU reference bit for bit in exact mode") {
+  // gemv_force_pairs(1) puts every k = 4 gemv on the pair table (its size rule, kGemvPairsMinWeights,
+  // would leave these small shapes on the float codebook), 2 on the float codebook; the same products in the same
+  // order, so both must equal the reference exactly. Shapes: partial row tiles (1, 8, 130, 70 rows),
+  // the pad block of K % 64 == 32 (96, 2080), cluster split-K ({130, 2080}, {70, 768}, {64, 1600})
+  // and workspace split-K ({64, 4096}, and all of them with clusters off).
+  CublasHandle cublas;
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 32}, {8, 96}, {130, 2080}, {70, 768}, {64, 1600},
+                                                           {64, 4096}};
+  const std::vector<DenseRun> runs = {{gpu::Kernel::gemv, cublas.h}};
+  for (int mode : {1, 2}) {
+    gpu::detail::gemv_force_pairs(mode);
+    const DeviceWeights w4(make_exact_weights(4, 1, 64, 256, 400));
+    CHECK_MESSAGE(gpu::detail::gemv_uses_pairs(w4.view) == (mode == 1), "gemv_force_pairs(", mode, ") not followed");
+    const char* label = mode == 1 ? "pair table: " : "float codebook: ";
+    check_dense_exact(runs, shapes, {1, 2, 3, 4}, 401 + 100 * mode, label);
+    gpu::detail::force_no_clusters(true);
+    check_dense_exact(runs, shapes, {1, 2, 3, 4}, 451 + 100 * mode, label);
+    gpu::detail::force_no_clusters(false);
+  }
+  gpu::detail::gemv_force_pairs(0);
+}
+
 namespace {
 // The work before the launch in the PDL tests: it lets its dependents start at once
 // (griddepcontrol.launch_dependents), spins for `cycles`, then copies the real activations into A
