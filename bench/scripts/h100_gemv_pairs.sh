@@ -9,7 +9,9 @@
 # PAIRS_KERNELS (default gemv), PAIRS_BUDGET (default 480 s), PAIRS_ARMS (default main pt pt3: pt3 is
 # the pair table with two k-tiles in flight per warp at M = 1, 2 and 3 CTAs per SM),
 # PAIRS_CHECK_ARM (the arm the doctests, sanitizers and verify run second, default pt3),
-# PAIRS_NCU_ARMS.
+# PAIRS_NCU_ARMS. KBIT_GEMV_ARM was a temporary switch in gemv_uses_pairs for these runs (pt: the pair
+# table for every k = 4 gemv; pt3: also two k-tiles in flight at M = 1, 2); main has no such switch,
+# so on main every arm runs the landed rule.
 set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/gemvpairs ${PAIRS_BUDGET:-480}
