@@ -9,9 +9,10 @@
 # PAIRS_KERNELS (default gemv), PAIRS_BUDGET (default 480 s), PAIRS_ARMS (default main pt pt3: pt3 is
 # the pair table with two k-tiles in flight per warp at M = 1, 2 and 3 CTAs per SM),
 # PAIRS_CHECK_ARM (the arm the doctests, sanitizers and verify run second, default pt3),
-# PAIRS_NCU_ARMS. KBIT_GEMV_ARM was a temporary switch in gemv_uses_pairs for these runs (pt: the pair
+# PAIRS_NCU_ARMS, PAIRS_NCU_CASE (a kbit-verify case). KBIT_GEMV_ARM was a temporary switch in gemv_uses_pairs for these runs (pt: the pair
 # table for every k = 4 gemv; pt3: also two k-tiles in flight at M = 1, 2); main has no such switch,
-# so on main every arm runs the landed rule.
+# so on main every arm runs the landed rule. Also run (2026-11-26) with the arm il: the K slices of
+# a split interleaved by groups of 4 k-tiles (bench/results/2026-11-26-h100-gemvslices).
 set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/gemvpairs ${PAIRS_BUDGET:-480}
@@ -39,7 +40,7 @@ if [ "$l" -gt 40 ] && [ -x .deps/gpu/kbit-verify ] && [ -z "${PAIRS_NO_NCU:-}" ]
   for arm in ${PAIRS_NCU_ARMS:-main pt pt3}; do
     mkdir -p "$W/ncu-$arm"
     KBIT_GEMV_ARM=$arm OUT=$W/ncu-$arm NCU_EXTRA_SECTIONS=MemoryWorkloadAnalysis_Tables timeout $(( $(left) / 2 )) \
-      bash bench/scripts/h100_ncu_profile.sh "dense/llama-3-70b.mlp.gate_up/N57344.K8192/M1/k4/f16/gemv" \
+      bash bench/scripts/h100_ncu_profile.sh "${PAIRS_NCU_CASE:-dense/llama-3-70b.mlp.gate_up/N57344.K8192/M1/k4/f16/gemv}" \
       > "$W/ncu-$arm.log" 2>&1
     s "ncu $arm rc=$? after $((SECONDS - T0)) s"
   done

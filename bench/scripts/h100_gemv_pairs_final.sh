@@ -4,7 +4,9 @@
 # (pair table forced and by rule) and racecheck over the pair-table one, kbit-verify --quick on gemv
 # + automatic, then a record of gemv, tcv, automatic and automatic_pdl at M = 1..4, k = 4, f16 on
 # every catalogue shape, FINAL_REPS times (default 2), for the dispatch rules (tcv at M = 2 from 100 M
-# to 400 M weights) and the README. Env: FINAL_B (sweep flags), FINAL_BUDGET (default 420 s).
+# to 400 M weights) and the README. Env: FINAL_B (sweep flags), FINAL_KERNELS, FINAL_BUDGET (default
+# 420 s). Also the session's closing record (FINAL_B="--M 1,2,4 --bits 2,3,4,5 --dtypes f16", kernels
+# automatic, automatic_pdl, gemv: bench/results/2026-11-26-h100-record-s13).
 set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/gemvpairsfinal ${FINAL_BUDGET:-420}
@@ -27,5 +29,5 @@ if [ -x .deps/gpu/kbit-verify ]; then
   s "verify --full gemv k=4 M=1,4 Llama + GLM shared_experts shapes rc=$? after $((SECONDS - T0)) s"; tail -6 "$W/verify-large.txt" | tee -a "$W/summary.txt"
 fi
 B="${FINAL_B:---M 1,2,3,4 --bits 4 --dtypes f16}"
-arm_setup() { KERNELS=gemv,tcv,automatic,automatic_pdl; }
+arm_setup() { KERNELS=${FINAL_KERNELS:-gemv,tcv,automatic,automatic_pdl}; }
 REPS=${FINAL_REPS:-2} MIN_LEFT=20 bench_rotation gemvpairs-final record
