@@ -200,13 +200,14 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   //   At M = 2 tcw keeps only weights below 32 M since gemv's k = 4 pair table (2026-11-26,
   //   bench/results/2026-11-26-h100-gemvstreamk, pdl-*.json, PDL on both sides): gemv_pdl 18.7 vs
   //   tcw_pdl 20.9 us on Llama-3-8B down (58.7 M), 20.5 vs 22.9 on Llama-3-70B q_proj (67 M); 10.6 vs
-  //   10.6 on GLM shared_experts.down (21 M), 9.3 vs 9.1 on Llama-3-8B q_proj (16.8 M).
+  //   10.6 on GLM shared_experts.down (21 M), 9.3 vs 9.1 on Llama-3-8B q_proj (16.8 M). k = 4 only:
+  //   the other widths were not measured (found by a read-only review).
   const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
   if (pdl && detail::device_has_pdl()) {  // only where the launches really overlap
     if (M <= 4 && w.K <= 512 && w.N <= 2048) return Kernel::gemv;
     if (M <= 16 && w.K >= 4096 && weights < 8.0e6) return Kernel::tcv;
     if (M >= 2 && M <= 8 && tcw_supported() && w.K >= 4096 && weights >= 8.0e6 &&
-        weights < (M == 2 ? 32.0e6 : 100.0e6) &&
+        weights < (M == 2 && w.bits == 4 ? 32.0e6 : 100.0e6) &&
         !detail::tcv_latency_plan(M, w, act))
       return Kernel::tcw;
   }

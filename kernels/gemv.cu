@@ -36,29 +36,37 @@ constexpr int kRowsPerLane = 4;                 // kGemvRows / 16 slots
 template <int KB, int MV>
 constexpr bool kUsePairs = KB == 2 && MV >= 2;
 
-// The k = 4 pair table (PT): entry e = lo | hi << 4 holds the float2 (cb[lo], cb[hi]), the pair of
+// The pair table (PT, k = 3 and 4): entry e = lo | hi << 4 holds the float2 (cb[lo], cb[hi]), the pair of
 // elements (8c + r, 8c + 4 + r) that byte c of block_nibbles' T[r] indexes, in kPairCopies copies
-// side by side (entry e, copy q at float2 index e * kPairCopies + q; 32 KB). Lane l reads copy l % 16,
+// side by side (entry e, copy q at float2 index e * kPairCopies + q; 32 KB at k = 4, 16 KB at k = 3).
+// Lane l reads copy l % 16,
 // so the 16 lanes of a half-warp -- one 8-byte load is served per half-warp -- hit distinct bank pairs
 // whatever the indices. Per pair of weights: PRMT (the index byte), LEA (the address), one 8-byte
 // shared load and the FMAs, against PRMT + load per weight for the float codebook, with the same
 // products in the same order.
 constexpr int kPairCopies = 16;
-std::atomic<int> g_gemv_force_pairs{0};  // gemv_force_pairs (tests)
-constexpr int kPairTable = 256 * kPairCopies;  // float2 entries
+std::atomic<int> g_gemv_force_pairs{0};       // gemv_force_pairs (tests)
+std::atomic<int64_t> g_gemv_pair_launches{0};  // gemv_pair_launches (tests)
+// float2 entries of the table: 256 pairs at k = 4; at k = 3 block_nibbles' bytes are lo | hi << 4
+// with lo, hi < 8, so the first 128 entries hold every pair (those with lo >= 8 are never read).
+template <int KB>
+constexpr int kPairTable = (KB == 4 ? 256 : 128) * kPairCopies;
 
 // Fill the pair table from the stored codebook (128 threads); caller synchronises.
-__device__ __forceinline__ void stage_pair_table4(const float* __restrict__ cb, float2* ptab) {
-  static_assert(kGemvThreads == 128 && kPairTable % kGemvThreads == 0, "one entry per thread and pass");
+template <int KB>
+__device__ __forceinline__ void stage_pair_table(const float* __restrict__ cb, float2* ptab) {
+  static_assert(KB == 3 || KB == 4, "pair tables for k = 3 and 4");
+  static_assert(kGemvThreads == 128 && kPairTable<KB> % kGemvThreads == 0, "one entry per thread and pass");
   // Thread t writes index i * 128 + t: entry e = 8 i + t / 16 (lo = e % 16 = 8 (i % 2) + t / 16,
-  // hi = e / 16 = i / 2), copy t % 16.
+  // hi = e / 16 = i / 2), copy t % 16. At k = 3 lo >= 8 is a pair no block has: cb[lo % 8] fills it.
+  constexpr int kMask = (1 << KB) - 1;
   const int t = threadIdx.x;
-  float hi[16];
+  float hi[1 << KB];
 #pragma unroll
-  for (int v = 0; v < 16; ++v) hi[v] = __ldg(cb + v);
-  const float lo0 = __ldg(cb + t / 16), lo1 = __ldg(cb + 8 + t / 16);
+  for (int v = 0; v < (1 << KB); ++v) hi[v] = __ldg(cb + v);
+  const float lo0 = __ldg(cb + (t / 16 & kMask)), lo1 = __ldg(cb + ((8 + t / 16) & kMask));
 #pragma unroll
-  for (int i = 0; i < kPairTable / kGemvThreads; ++i)
+  for (int i = 0; i < kPairTable<KB> / kGemvThreads; ++i)
     ptab[i * kGemvThreads + t] = make_float2(i % 2 ? lo1 : lo0, hi[i / 2]);
 }
 
@@ -87,7 +95,7 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   const int slot = lane >> 1, h = lane & 1;
   const int kblocks = static_cast<int>(k_blocks(K));
   const int kt_last = static_cast<int>(kt_end);
-  static_assert(!PT || KB == 4, "the pair table is the k = 4 decode");
+  static_assert(!PT || KB == 3 || KB == 4, "pair tables for k = 3 and 4");
   // PT: the shared-window address of the lane's copy of the pair table (pair_s is the table then).
   // The loads below take it in inline PTX: through a float2 pointer the compiler rebuilt the float2
   // index (three instructions per pair) instead of one LEA.
@@ -240,18 +248,18 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
 // codebook is staged, and the K slices (grid.y, one cluster) meet in distributed shared memory.
 // Without CL the codebook is staged first (on the larger grids the reordering measured 0.8-1.0x,
 // bench/results/2026-11-25-h100-cluster) and split K goes through the workspace.
-// PT: the k = 4 pair-table decode (stage_pair_table4; launch_gemv picks it, gemv_uses_pairs).
+// PT: the pair-table decode of k = 3, 4 (stage_pair_table; launch_gemv picks it, gemv_uses_pairs).
 template <Act ACT, int KB, int MV, bool CL, bool PT>
 __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) gemv_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
                                                            typename ActTraits<ACT>::T* __restrict__ C, int M,
                                                            TiledView w, SplitK sk) {
   using Tr = ActTraits<ACT>;
   __shared__ float cb_s[PT ? 1 : 1 << KB];
-  __shared__ float2 pair_s[PT ? kPairTable : kUsePairs<KB, MV> ? 16 : 1];
+  __shared__ float2 pair_s[PT ? kPairTable<KB == 3 ? 3 : 4> : kUsePairs<KB, MV> ? 16 : 1];
   __shared__ float red[kGemvWarps][MV][kGemvRows];
   auto stage = [&] {
     if constexpr (PT)
-      stage_pair_table4(w.codebook, pair_s);
+      stage_pair_table<KB == 3 ? 3 : 4>(w.codebook, pair_s);
     else
       stage_codebook<KB>(w.codebook, cb_s);
     if constexpr (kUsePairs<KB, MV>) stage_pairs2(w.codebook, pair_s);
@@ -437,8 +445,11 @@ bool dense_pairs(const LinearArgs& a) {
 
 template <Act ACT, int KB>
 cudaError_t launch_dense_m(const LinearArgs& a, SplitK sk) {
-  if constexpr (KB == 4)
-    if (dense_pairs<ACT, KB>(a)) return launch_dense_mp<ACT, KB, true>(a, sk);
+  if constexpr (KB == 3 || KB == 4)
+    if (dense_pairs<ACT, KB>(a)) {
+      g_gemv_pair_launches.fetch_add(1, std::memory_order_relaxed);
+      return launch_dense_mp<ACT, KB, true>(a, sk);
+    }
   return launch_dense_mp<ACT, KB, false>(a, sk);
 }
 
@@ -476,13 +487,15 @@ cudaError_t launch_grouped_k(const MoeArgs& a) {
 }  // namespace
 
 bool gemv_uses_pairs(const TiledView& w) {
-  if (w.bits != 4) return false;
+  if (w.bits != 4 && w.bits != 3) return false;
   const int mode = g_gemv_force_pairs.load(std::memory_order_relaxed);
   if (mode != 0) return mode == 1;
   return static_cast<double>(w.N) * static_cast<double>(w.K) >= kGemvPairsMinWeights;
 }
 
 void gemv_force_pairs(int mode) { g_gemv_force_pairs.store(mode, std::memory_order_relaxed); }
+
+int64_t gemv_pair_launches() { return g_gemv_pair_launches.load(std::memory_order_relaxed); }
 
 size_t gemv_workspace_bytes(int64_t M, const TiledView& w) {
   const int splits = gemv_max_splits(w.N, w.K, device_sm_count());

@@ -18,17 +18,20 @@ size_t gemv_workspace_bytes(int64_t M, const TiledView& w);
 // stay below 2^32 (16 GB, far above any model's matrix); dispatch and the API check this.
 inline bool gemv_fits(const TiledView& w) { return w.expert_words() < (int64_t{1} << 32); }
 cudaError_t launch_gemv(const LinearArgs& a);
-// Whether the dense gemv decodes w by the k = 4 pair table (float2 codebook pairs, 32 KB of shared
-// memory per CTA; the same products as the float codebook): k = 4 and at least kGemvPairsMinWeights
-// weights (at M = 1 also a grid of at most one wave, gemv.cu). H100, against the float codebook in
-// the same runs (bench/results/2026-11-26-h100-gemvpairs): 1.01-1.11x on the catalogue shapes from
-// 8.4 M weights at M = 1..4 (Llama-3-70B down 54.4 -> 49.6 us at M = 1), 0.95-0.99x below 4.6 M,
-// where staging the table is a visible part of a 4-8 us launch.
+// Whether the dense gemv decodes w by a pair table (float2 codebook pairs, 32 KB of shared memory per
+// CTA at k = 4, 16 KB at k = 3; the same products as the float codebook): k = 3 or 4 and at least
+// kGemvPairsMinWeights weights (at M = 1 also a grid of at most one wave, gemv.cu). H100, against the
+// float codebook in the same runs: k = 4 (bench/results/2026-11-26-h100-gemvpairs) 1.01-1.11x on the
+// catalogue shapes from 8.4 M weights at M = 1..4 (Llama-3-70B down 54.4 -> 49.6 us at M = 1),
+// 0.95-0.99x below 4.6 M, where staging the table is a visible part of a 4-8 us launch; k = 3
+// (-gemvpairs3) 1.06-1.07x geomean from 8 M weights at M = 1..4, up to 1.18x (70B down 54.6 -> 46.2).
 inline constexpr double kGemvPairsMinWeights = 8.0e6;
 bool gemv_uses_pairs(const TiledView& w);
-// Tests only: 1 makes gemv take the pair table at k = 4 whatever the size, 2 never, 0 restores the
+// Tests only: 1 makes gemv take the pair table at k = 3, 4 whatever the size, 2 never, 0 restores the
 // rule. Applies to the whole process.
 void gemv_force_pairs(int mode);
+// Tests only: how many dense gemv launches of this process took a pair table.
+int64_t gemv_pair_launches();
 // Grouped scalar GEMV: any rows per expert (chunks of 4).
 cudaError_t launch_grouped_gemv(const MoeArgs& a);
 

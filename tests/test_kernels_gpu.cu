@@ -277,8 +277,8 @@ TEST_CASE("gpu: gemv's and tcv's cluster and workspace split-K equal the CPU ref
   gpu::detail::force_no_clusters(false);
 }
 
-TEST_CASE("gpu: gemv's k = 4 pair table and float codebook both equal the CPU reference bit for bit in exact mode") {
-  // gemv_force_pairs(1) puts every k = 4 gemv on the pair table (its size rule, kGemvPairsMinWeights,
+TEST_CASE("gpu: gemv's pair tables (k = 3, 4) and float codebook both equal the CPU reference bit for bit in exact mode") {
+  // gemv_force_pairs(1) puts every k = 3 and 4 gemv on the pair table (its size rule, kGemvPairsMinWeights,
   // would leave these small shapes on the float codebook), 2 on the float codebook; the same products in the same
   // order, so both must equal the reference exactly. Shapes: partial row tiles (1, 8, 130, 70 rows),
   // the pad block of K % 64 == 32 (96, 2080), cluster split-K ({130, 2080}, {70, 768}, {64, 1600})
@@ -292,10 +292,15 @@ TEST_CASE("gpu: gemv's k = 4 pair table and float codebook both equal the CPU re
     const DeviceWeights w4(make_exact_weights(4, 1, 64, 256, 400));
     CHECK_MESSAGE(gpu::detail::gemv_uses_pairs(w4.view) == (mode == 1), "gemv_force_pairs(", mode, ") not followed");
     const char* label = mode == 1 ? "pair table: " : "float codebook: ";
+    const int64_t before = gpu::detail::gemv_pair_launches();
     check_dense_exact(runs, shapes, {1, 2, 3, 4}, 401 + 100 * mode, label);
     gpu::detail::force_no_clusters(true);
     check_dense_exact(runs, shapes, {1, 2, 3, 4}, 451 + 100 * mode, label);
     gpu::detail::force_no_clusters(false);
+    // the launches that took a table: k = 3 and 4 (of 2..5) x 6 shapes x 4 M x 2 dtypes x 2 passes
+    // when forced on, none when forced off
+    CHECK_MESSAGE(gpu::detail::gemv_pair_launches() - before == (mode == 1 ? 2 * 6 * 4 * 2 * 2 : 0), label,
+                  "pair-table launches");
   }
   gpu::detail::gemv_force_pairs(0);
 }
