@@ -216,18 +216,10 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // wins on the large shapes (Llama-3-70B gate_up 150 vs 209 us) and is within 6% on the small
   // ones, and it beats mma at M = 4..16 on every catalogue shape. M = 3 is not in the sweep; it
   // goes to tcv because gemv's cost grows by one FMA per weight and row.
-  // With the k = 4 pair table (2026-11-25-h100-tcvpairs) tcv also wins M = 2 from ~50 M weights
-  // (Llama-3-8B down, 58.7 M: 22.6 vs 23.5 us; Llama-3-70B gate_up 122.3 vs 131.2) and loses
-  // below (GLM shared_experts.gate_up, 41.9 M: 19.0 vs 17.3); gemv keeps M = 1 (105.6 vs 118.6).
-  // After gemv's leaner step loop (2026-11-26) tcv keeps M = 2 only from 100 M to 400 M weights: in
-  // the same runs on the H100 and the H200 (bench/results/2026-11-26-h100-gemvrecord and its check/,
-  // -h200-gemvlean/final) gemv beat tcv at M = 2, k = 4 on Llama-3-8B down (58.7 M; 21.1 vs 22.6 us
-  // on the H100), Llama-3-70B q_proj / o_proj (67 M; 23.2-23.7 vs 24.6-24.8) and Llama-3-70B gate_up
-  // (470 M; 115.5-119.1 vs 122.5-122.7, and 119.4 vs 122.0 on the H200); tcv stays ahead on
-  // Llama-3-8B gate_up (117 M; 34.6-34.9 vs 36.2-37.3) and ties on Llama-3-70B down (235 M).
-  // With gemv's k = 4 pair table (2026-11-26, bench/results/2026-11-26-h100-gemvpairs/final, same
-  // run) gemv takes those two as well: Llama-3-70B down 59.9 vs 66.0 us, Llama-3-8B gate_up 34.1 vs
-  // 34.5 -- the rule that sent M = 2 to tcv from 100 M to 400 M weights is gone.
+  // M = 2 has no size rule of its own: tcv took it from ~50 M weights with its k = 4 pair table
+  // (2026-11-25-h100-tcvpairs), gemv's leaner loop (2026-11-26-h100-gemvrecord) and its own pair
+  // table took it back (2026-11-26-h100-gemvpairs/final, same run: Llama-3-70B down 59.9 vs tcv's
+  // 66.0 us, Llama-3-8B gate_up 34.1 vs 34.5).
   // Where tcv runs one pass without cross-CTA split-K (short K on narrow weights,
   // bench/results/2026-11-25-h100-tcvshortk) it beats gemv at M = 1..2 from ~4 M weights (Qwen3
   // dense.gate_up 10.1 vs 11.0 us at M = 1, q_proj 6.6 vs 7.0, GLM q_b_proj, 3.9 M, 5.3 vs 5.7) but

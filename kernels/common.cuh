@@ -261,8 +261,8 @@ cudaError_t launch_ex(void (*kernel)(KArgs...), dim3 grid, int threads, size_t s
   return cudaLaunchKernelEx(&cfg, kernel, static_cast<Args&&>(args)...);
 }
 
-// Slice ranges over k-tiles: `splits` slices, every one non-empty (requires splits <= tiles).
-// Slice s of `splits` takes steps [tiles * s / splits, tiles * (s + 1) / splits). In 32-bit unsigned
+// Slice ranges over k-tiles: `splits` slices, every one non-empty (requires splits <= tiles); slice
+// s takes steps [tiles * s / splits, tiles * (s + 1) / splits). In 32-bit unsigned
 // arithmetic wherever tiles * splits fits (any real K): on the device a 64-bit division is a
 // subroutine call (__cuda_sm20_div_s64) at the start of every split-K CTA of gemv, tcv, tcw and mma.
 // H100, same call against the 64-bit division (bench/results/2026-11-26-h100-gemvslices/ab): gemv

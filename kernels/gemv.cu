@@ -36,21 +36,22 @@ constexpr int kRowsPerLane = 4;                 // kGemvRows / 16 slots
 template <int KB, int MV>
 constexpr bool kUsePairs = KB == 2 && MV >= 2;
 
-// The pair table (PT, k = 3 and 4): entry e = lo | hi << 4 holds the float2 (cb[lo], cb[hi]), the pair of
-// elements (8c + r, 8c + 4 + r) that byte c of block_nibbles' T[r] indexes, in kPairCopies copies
-// side by side (entry e, copy q at float2 index e * kPairCopies + q; 32 KB at k = 4, 16 KB at k = 3).
-// Lane l reads copy l % 16,
+// The pair table (PT, k = 3 and 4): entry e = lo | hi << 4 holds the float2 (cb[lo], cb[hi]), the
+// pair of elements (8c + r, 8c + 4 + r) that byte c of block_nibbles' T[r] indexes, in kPairCopies
+// copies side by side (entry e, copy q at float2 index e * kPairCopies + q). Lane l reads copy l % 16,
 // so the 16 lanes of a half-warp -- one 8-byte load is served per half-warp -- hit distinct bank pairs
 // whatever the indices. Per pair of weights: PRMT (the index byte), LEA (the address), one 8-byte
 // shared load and the FMAs, against PRMT + load per weight for the float codebook, with the same
 // products in the same order.
 constexpr int kPairCopies = 16;
-std::atomic<int> g_gemv_force_pairs{0};       // gemv_force_pairs (tests)
-std::atomic<int64_t> g_gemv_pair_launches{0};  // gemv_pair_launches (tests)
-// float2 entries of the table: 256 pairs at k = 4; at k = 3 block_nibbles' bytes are lo | hi << 4
-// with lo, hi < 8, so the first 128 entries hold every pair (those with lo >= 8 are never read).
+// float2 entries of the table: 256 pairs at k = 4 (32 KB); at k = 3 block_nibbles' bytes are
+// lo | hi << 4 with lo, hi < 8, so the first 128 entries hold every pair (16 KB; those with lo >= 8
+// are never read).
 template <int KB>
 constexpr int kPairTable = (KB == 4 ? 256 : 128) * kPairCopies;
+
+std::atomic<int> g_gemv_force_pairs{0};        // gemv_force_pairs (tests)
+std::atomic<int64_t> g_gemv_pair_launches{0};  // gemv_pair_launches (tests)
 
 // Fill the pair table from the stored codebook (128 threads); caller synchronises.
 template <int KB>
@@ -255,11 +256,11 @@ __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) g
                                                            TiledView w, SplitK sk) {
   using Tr = ActTraits<ACT>;
   __shared__ float cb_s[PT ? 1 : 1 << KB];
-  __shared__ float2 pair_s[PT ? kPairTable<KB == 3 ? 3 : 4> : kUsePairs<KB, MV> ? 16 : 1];
+  __shared__ float2 pair_s[PT ? kPairTable<KB> : kUsePairs<KB, MV> ? 16 : 1];
   __shared__ float red[kGemvWarps][MV][kGemvRows];
   auto stage = [&] {
     if constexpr (PT)
-      stage_pair_table<KB == 3 ? 3 : 4>(w.codebook, pair_s);
+      stage_pair_table<KB>(w.codebook, pair_s);
     else
       stage_codebook<KB>(w.codebook, cb_s);
     if constexpr (kUsePairs<KB, MV>) stage_pairs2(w.codebook, pair_s);
@@ -400,11 +401,22 @@ GemvPlan dense_plan(const TiledView& w, int64_t& slots) {
   return gemv_plan_for(w.N, w.K, slots, device_sm_count(), device_has_clusters());
 }
 
+// At M = 1 the pair table stays off where its grid would take more than one wave of CTAs (unless
+// forced, gemv_force_pairs): on the H100 it lost on the one such catalogue shape, Llama-3-70B
+// gate_up (896 CTAs on 528 slots; 93.8 -> 99.7 us, bench/results/2026-11-26-h100-gemvpairs), where
+// ncu shows its SMs idle for 17% of the run against 6% for the float codebook: with issue slots to
+// spare its CTAs run no faster on the emptier SMs of the last wave, while the issue-bound float
+// codebook's do. At M = 2..4 it won there too (1.01-1.07x).
 template <Act ACT, int KB, int MV, bool PT>
 cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   using T = typename ActTraits<ACT>::T;
   int64_t slots = 0;
   const GemvPlan p = dense_plan<ACT, KB, MV, PT>(a.w, slots);
+  if constexpr (PT) {
+    if (MV == 1 && p.tiles * p.splits > slots && g_gemv_force_pairs.load(std::memory_order_relaxed) != 1)
+      return launch_dense<ACT, KB, MV, false>(a, sk);
+    g_gemv_pair_launches.fetch_add(1, std::memory_order_relaxed);
+  }
   sk.splits = p.splits;
   const bool cluster = p.cluster;
   const dim3 grid(static_cast<unsigned>(p.tiles), sk.splits);
@@ -428,28 +440,10 @@ cudaError_t launch_dense_mp(const LinearArgs& a, SplitK sk) {
   return cudaErrorInvalidValue;
 }
 
-// At M = 1 the pair table stays off where its grid would take more than one wave of CTAs (unless
-// forced, gemv_force_pairs): on the H100 it lost on the one such catalogue shape, Llama-3-70B
-// gate_up (896 CTAs on 528 slots; 93.8 -> 99.7 us, bench/results/2026-11-26-h100-gemvpairs), where
-// ncu shows its SMs idle for 17% of the run against 6% for the float codebook: with issue slots to
-// spare its CTAs run no faster on the emptier SMs of the last wave, while the issue-bound float
-// codebook's do. At M = 2..4 it won there too (1.01-1.07x).
-template <Act ACT, int KB>
-bool dense_pairs(const LinearArgs& a) {
-  if (!gemv_uses_pairs(a.w)) return false;
-  if (a.M > 1 || g_gemv_force_pairs.load(std::memory_order_relaxed) == 1) return true;
-  int64_t slots = 0;
-  const GemvPlan p = dense_plan<ACT, KB, 1, true>(a.w, slots);
-  return p.tiles * p.splits <= slots;
-}
-
 template <Act ACT, int KB>
 cudaError_t launch_dense_m(const LinearArgs& a, SplitK sk) {
   if constexpr (KB == 3 || KB == 4)
-    if (dense_pairs<ACT, KB>(a)) {
-      g_gemv_pair_launches.fetch_add(1, std::memory_order_relaxed);
-      return launch_dense_mp<ACT, KB, true>(a, sk);
-    }
+    if (gemv_uses_pairs(a.w)) return launch_dense_mp<ACT, KB, true>(a, sk);
   return launch_dense_mp<ACT, KB, false>(a, sk);
 }
 
