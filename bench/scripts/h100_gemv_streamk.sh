@@ -17,9 +17,7 @@ if gpu_doctest kernels kbit_tests_kernels 90; then
   for tool in memcheck racecheck; do
     f='*stream-K kernel*,*split-K equal*,*pair table*'
     [ $tool = racecheck ] && f='*stream-K kernel*'
-    (cd .deps/gpu && KBIT_TEST_NO_CUBLAS=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 \
-      ./kbit_tests_kernels -tc="$f" > "$W/$tool.txt" 2>&1)
-    s "$tool $f rc=$? after $((SECONDS - T0)) s"; tail -3 "$W/$tool.txt" | tee -a "$W/summary.txt"
+    doctest_sanitize $tool "$f" 150
   done
 fi
 if [ -x .deps/gpu/kbit-verify ]; then

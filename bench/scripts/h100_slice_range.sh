@@ -16,9 +16,7 @@ device_run_init /tmp/slicerange ${SL_BUDGET:-420}
 gpu_info
 gpu_doctest format kbit_tests_gpu 30
 if gpu_doctest kernels kbit_tests_kernels 90; then
-  (cd .deps/gpu && KBIT_TEST_NO_CUBLAS=1 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./kbit_tests_kernels \
-    -tc='*dense kernels equal*,*split-K equal*,*stream-K plan*,*pair table*' > "$W/memcheck.txt" 2>&1)
-  s "memcheck dense + split-K doctests rc=$? after $((SECONDS - T0)) s"; tail -3 "$W/memcheck.txt" | tee -a "$W/summary.txt"
+  doctest_sanitize memcheck '*dense kernels equal*,*split-K equal*,*stream-K plan*,*pair table*' 150
 fi
 if [ -x .deps/gpu/kbit-verify ]; then
   timeout 100 "${V[@]}" --quick --kernels dense > "$W/verify.txt" 2>&1

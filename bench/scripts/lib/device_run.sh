@@ -26,6 +26,16 @@ gpu_doctest() {
   grep -E "assertions|Status|ERROR" "$W/$1.txt" | head -10 | tee -a "$W/summary.txt"
 }
 
+# doctest_sanitize TOOL FILTER TIMEOUT_S [LABEL]: compute-sanitizer TOOL (memcheck, racecheck) over the
+# doctests of .deps/gpu/kbit_tests_kernels that FILTER selects, without cuBLAS (KBIT_TEST_NO_CUBLAS=1),
+# into $W/TOOL.txt; its rc and tail in the summary (LABEL, e.g. the environment the caller set, after
+# the tool's name).
+doctest_sanitize() {
+  (cd .deps/gpu && KBIT_TEST_NO_CUBLAS=1 timeout "$3" compute-sanitizer --tool "$1" --error-exitcode 9 \
+    ./kbit_tests_kernels -tc="$2" > "$W/$1.txt" 2>&1)
+  s "$1${4:+ $4} $2 rc=$? after $((SECONDS - T0)) s"; tail -3 "$W/$1.txt" | tee -a "$W/summary.txt"
+}
+
 # pdl_doctest_checks KERNELS_S MEMCHECK_S RACECHECK_S [FILTER]: the GPU and its clocks, gpu.kernels,
 # then compute-sanitizer memcheck and racecheck over the doctests FILTER selects (default the PDL
 # ones, '*pdl*'), each under its timeout.
