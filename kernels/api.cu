@@ -150,12 +150,12 @@ const char* status_name(Status s) {
 }
 const char* status_message() { return g_message.c_str(); }
 bool tcw_supported() { return detail::tcw_available(); }
-int weight_roundings(Kernel kernel, const TiledView& w) {
-  if (kernel == Kernel::tcv) return detail::tcv_uses_pairs(w, false) ? 2 : 1;
+int weight_roundings(Kernel kernel, const TiledView& w, int64_t M) {
+  if (kernel == Kernel::tcv) return detail::tcv_uses_pairs(w, false, M) ? 2 : 1;
   return kernel == Kernel::tcw && detail::tcw_uses_pairs(w) ? 2 : 1;
 }
 int moe_weight_roundings(MoeKernel kernel, const TiledView& w) {
-  if (kernel == MoeKernel::grouped_tcv) return detail::tcv_uses_pairs(w, true) ? 2 : 1;
+  if (kernel == MoeKernel::grouped_tcv) return detail::tcv_uses_pairs(w, true, 0) ? 2 : 1;
   if (kernel == MoeKernel::grouped_tcw) return detail::tcw_uses_pairs(w) ? 2 : 1;
   return 1;
 }
@@ -232,8 +232,12 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // Short rows (K <= 512) go to tcv except narrow ones: after gemv's leaner step loop (2026-11-26,
   // bench/results/2026-11-26-h200-gemvlean/final, same run) gemv takes Qwen3 shared_expert.down
   // (2048 x 512) at M = 1 / 2 in 3.69 / 3.89 us against tcv's 4.08 / 4.10 (k = 4; 1.05-1.13x at
-  // k = 2..5); GLM kv_b_proj (8960 x 512) stays on tcv (4.92 against 5.53 us at M = 1).
-  if (M <= 2) return (w.K <= 512 && w.N > 2048) || !detail::gemv_fits(w) ? Kernel::tcv : Kernel::gemv;
+  // k = 2..5); GLM kv_b_proj (8960 x 512) stays on tcv (4.92 against 5.53 us at M = 1). At k = 2 with
+  // tcv's pair table (2026-11-26, bench/results/2026-11-26-h100-gemvadj, same call) tcv takes the narrow
+  // ones too: Qwen3 shared_expert.down 3.37 / 3.41 us at M = 1 / 2 against gemv's 3.66 (adjacent-pair
+  // table) / 3.80.
+  const bool tcv_short_rows = w.K <= 512 && (w.N > 2048 || (w.bits == 2 && detail::tcv_uses_pairs(w, false, M)));
+  if (M <= 2) return tcv_short_rows || !detail::gemv_fits(w) ? Kernel::tcv : Kernel::gemv;
   // gemv's cluster split-K (grids of one CTA per SM) made it the faster kernel up to M = 4 on
   // narrow weights (bench/results/2026-11-25-h100-cluster, k = 2..5: Qwen3 k_proj / v_proj, GLM
   // q_a_proj / kv_a_proj at M = 4 4.6-5.0 us against tcv's cluster plan 5.1-5.7); at N = 1024
@@ -386,7 +390,7 @@ MoeKernel choose_moe(int64_t total_rows, const TiledView& w, bool tcw) {
   // Without it: with the k = 4 pair table grouped_tcv also wins at 32 mean rows (GLM-4.7-Flash
   // experts at M = 512, 2048 routed rows over 64 experts: gate_up 370.6 vs 417.7 us, down 192.4 vs
   // 213.2; record at 6b74702); more rows per expert were not measured.
-  const int64_t tcv_rows = detail::tcv_uses_pairs(w, true) ? 32 : 16;
+  const int64_t tcv_rows = detail::tcv_uses_pairs(w, true, 0) ? 32 : 16;
   return mean <= tcv_rows ? MoeKernel::grouped_tcv : MoeKernel::grouped_mma;
 }
 }  // namespace

@@ -11,7 +11,9 @@
 // block_offsets (lib/kbit/block_decode.h). At M = 1, k = 4 the loop is 5.86 instructions per weight
 // (SASS: lookup + FMA 3.1, transpose 1.4, the rest loads and copies; docs/perf-notes.md). At k = 2
 // and M >= 2 a 16-entry table of float2 codebook pairs serves two weights per PRMT + 8-byte load
-// (block_pair_offsets2, kUsePairs); the products and their order are the same.
+// (block_pair_offsets2, kUsePairs); the products and their order are the same. At k = 2 and M = 1
+// the 16 pairs are adjacent elements coded straight from the bit planes (block_adjacent_pairs2, no
+// transpose; PT); k = 3 and 4 have pair tables of their own (PT, stage_pair_table).
 // Activations are converted to fp32 once per 8 elements and reused across the lane's 4 rows.
 #include <cooperative_groups.h>
 
@@ -31,8 +33,9 @@ constexpr int kRowsPerLane = 4;                 // kGemvRows / 16 slots
 // The k = 2 pair table serves M >= 2 only. On the H100 (bench/results/2026-11-25-h100-tables against
 // the 2026-11-24-h100-bits record without it) it took Llama-3-70B gate_up from 119.2 to 114.0 us at M = 2 and
 // 188.4 to 180.7 at M = 4 (geometric mean over the 27 catalogue shapes: 1.00 at M = 2, 0.95 at M = 4);
-// an M = 1 variant measured slower in the cut-off session of 2026-11-24 (not recorded), so M = 1
-// keeps the float codebook.
+// an M = 1 variant measured slower in the cut-off session of 2026-11-24 (not recorded). M = 1 takes
+// the adjacent-pair table instead (PT; 2026-11-26-h100-gemvadj), which at M = 2..4 measured 0.99
+// against this one.
 template <int KB, int MV>
 constexpr bool kUsePairs = KB == 2 && MV >= 2;
 
@@ -48,7 +51,7 @@ constexpr int kPairCopies = 16;
 // lo | hi << 4 with lo, hi < 8, so the first 128 entries hold every pair (16 KB; those with lo >= 8
 // are never read).
 template <int KB>
-constexpr int kPairTable = (KB == 4 ? 256 : 128) * kPairCopies;
+constexpr int kPairTable = KB == 2 ? 16 : (KB == 4 ? 256 : 128) * kPairCopies;
 
 std::atomic<int> g_gemv_force_pairs{0};        // gemv_force_pairs (tests)
 std::atomic<int64_t> g_gemv_pair_launches{0};  // gemv_pair_launches (tests)
@@ -69,6 +72,14 @@ __device__ __forceinline__ void stage_pair_table(const float* __restrict__ cb, f
 #pragma unroll
   for (int i = 0; i < kPairTable<KB> / kGemvThreads; ++i)
     ptab[i * kGemvThreads + t] = make_float2(i % 2 ? lo1 : lo0, hi[i / 2]);
+}
+
+// k = 2 (PT): the 16 float2 pairs of block_adjacent_pairs2's codes, entry v = (cb[adjacent_pair_lo(v)],
+// cb[adjacent_pair_hi(v)]); 128 bytes, so every half-warp's 8-byte loads are conflict-free without
+// copies. Caller synchronises.
+__device__ __forceinline__ void stage_adjacent_pairs2(const float* __restrict__ cb, float2* ptab) {
+  const int v = threadIdx.x;
+  if (v < 16) ptab[v] = make_float2(__ldg(cb + adjacent_pair_lo(v)), __ldg(cb + adjacent_pair_hi(v)));
 }
 
 // Resident CTAs per SM the register allocation must allow (a launch bound: 4 CTAs <= 128 registers,
@@ -96,12 +107,12 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   const int slot = lane >> 1, h = lane & 1;
   const int kblocks = static_cast<int>(k_blocks(K));
   const int kt_last = static_cast<int>(kt_end);
-  static_assert(!PT || KB == 3 || KB == 4, "pair tables for k = 3 and 4");
-  // PT: the shared-window address of the lane's copy of the pair table (pair_s is the table then).
-  // The loads below take it in inline PTX: through a float2 pointer the compiler rebuilt the float2
-  // index (three instructions per pair) instead of one LEA.
-  const uint32_t ptab_lane =
-      static_cast<uint32_t>(__cvta_generic_to_shared(pair_s)) + 8u * static_cast<uint32_t>(lane % kPairCopies);
+  static_assert(!PT || KB <= 4, "pair tables for k = 2, 3 and 4");
+  // PT: the shared-window address of the lane's copy of the pair table (pair_s is the table then;
+  // at k = 2 the one 256-byte aligned copy). The loads below take it in inline PTX: through a float2
+  // pointer the compiler rebuilt the float2 index (three instructions per pair) instead of one LEA.
+  const uint32_t ptab_lane = static_cast<uint32_t>(__cvta_generic_to_shared(pair_s)) +
+                             (KB == 2 ? 0u : 8u * static_cast<uint32_t>(lane % kPairCopies));
 
   float acc[MV][kRowsPerLane];
 #pragma unroll
@@ -160,11 +171,14 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
     if (kb >= kblocks) return;  // the zero pad block when K % 64 == 32
     // E/O: byte offsets per element (block_offsets); at k = 2, E holds one offset per element pair
     // into the float2 pair table instead (block_pair_offsets2) and O is unused.
-    // PT: E holds block_nibbles' T words (byte c of E[j][r] = pair index of elements 8c + r, 8c + 4 + r).
+    // PT: E holds block_nibbles' T words (byte c of E[j][r] = pair index of elements 8c + r, 8c + 4 + r);
+    // at k = 2 block_adjacent_pairs2's float2 offsets (byte c of E[j][s]: the pair 8c + 2s, 8c + 2s + 1).
     uint32_t E[kRowsPerLane][4], O[kRowsPerLane][4];
 #pragma unroll
     for (int j = 0; j < kRowsPerLane; ++j) {
-      if constexpr (PT)
+      if constexpr (PT && KB == 2)
+        block_adjacent_pairs2<8>(t.w[j], E[j]);
+      else if constexpr (PT)
         block_nibbles<KB>(t.w[j], E[j]);
       else if constexpr (kUsePairs<KB, MV>)
         block_pair_offsets2(t.w[j], E[j]);
@@ -191,28 +205,45 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
           a[m][2 * q + 1] = f.y;
         }
       }
+      if constexpr (PT && KB == 2) {
+        // Adjacent pairs: one PRMT forms the whole address (the table is 256-byte aligned, as cb_lds).
 #pragma unroll
-      for (int j = 0; j < kRowsPerLane; ++j)
+        for (int j = 0; j < kRowsPerLane; ++j)
 #pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          float lo, hi;  // elements 8c + r and 8c + 4 + r
-          if constexpr (PT) {
-            const uint32_t e = __byte_perm(E[j][r], 0u, 0x4440u + static_cast<uint32_t>(c));
-            asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(lo), "=f"(hi) : "r"(ptab_lane + (e << 7)));
-          } else if constexpr (kUsePairs<KB, MV>) {
-            const float2 v = cb_pair(pair_s, E[j][r], c);
-            lo = v.x;
-            hi = v.y;
-          } else {
-            lo = cb_byte(cb_s, E[j][r], c);
-            hi = cb_byte(cb_s, O[j][r], c);
+          for (int s2 = 0; s2 < 4; ++s2) {
+            float lo, hi;  // elements 8c + 2 s2 and 8c + 2 s2 + 1
+            const uint32_t addr = __byte_perm(E[j][s2], ptab_lane, 0x7650u + static_cast<uint32_t>(c));
+            asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(lo), "=f"(hi) : "r"(addr));
+#pragma unroll
+            for (int m = 0; m < MV; ++m) {
+              bsum[m][j] = fmaf(lo, a[m][2 * s2], bsum[m][j]);
+              bsum[m][j] = fmaf(hi, a[m][2 * s2 + 1], bsum[m][j]);
+            }
           }
+      } else {
 #pragma unroll
-          for (int m = 0; m < MV; ++m) {
-            bsum[m][j] = fmaf(lo, a[m][r], bsum[m][j]);
-            bsum[m][j] = fmaf(hi, a[m][4 + r], bsum[m][j]);
+        for (int j = 0; j < kRowsPerLane; ++j)
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            float lo, hi;  // elements 8c + r and 8c + 4 + r
+            if constexpr (PT) {
+              const uint32_t e = __byte_perm(E[j][r], 0u, 0x4440u + static_cast<uint32_t>(c));
+              asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(lo), "=f"(hi) : "r"(ptab_lane + (e << 7)));
+            } else if constexpr (kUsePairs<KB, MV>) {
+              const float2 v = cb_pair(pair_s, E[j][r], c);
+              lo = v.x;
+              hi = v.y;
+            } else {
+              lo = cb_byte(cb_s, E[j][r], c);
+              hi = cb_byte(cb_s, O[j][r], c);
+            }
+#pragma unroll
+            for (int m = 0; m < MV; ++m) {
+              bsum[m][j] = fmaf(lo, a[m][r], bsum[m][j]);
+              bsum[m][j] = fmaf(hi, a[m][4 + r], bsum[m][j]);
+            }
           }
-        }
+      }
     }
 #pragma unroll
     for (int j = 0; j < kRowsPerLane; ++j) {
@@ -249,21 +280,24 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
 // codebook is staged, and the K slices (grid.y, one cluster) meet in distributed shared memory.
 // Without CL the codebook is staged first (on the larger grids the reordering measured 0.8-1.0x,
 // bench/results/2026-11-25-h100-cluster) and split K goes through the workspace.
-// PT: the pair-table decode of k = 3, 4 (stage_pair_table; launch_gemv picks it, gemv_uses_pairs).
+// PT: the pair-table decode of k = 3, 4 (stage_pair_table) and of k = 2 at M = 1 (adjacent pairs,
+// stage_adjacent_pairs2); launch_gemv picks it (gemv_uses_pairs).
 template <Act ACT, int KB, int MV, bool CL, bool PT>
 __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) gemv_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
                                                            typename ActTraits<ACT>::T* __restrict__ C, int M,
                                                            TiledView w, SplitK sk) {
   using Tr = ActTraits<ACT>;
   __shared__ float cb_s[PT ? 1 : 1 << KB];
-  __shared__ float2 pair_s[PT ? kPairTable<KB> : kUsePairs<KB, MV> ? 16 : 1];
+  __shared__ alignas(256) float2 pair_s[PT ? kPairTable<KB> : kUsePairs<KB, MV> ? 16 : 1];
   __shared__ float red[kGemvWarps][MV][kGemvRows];
   auto stage = [&] {
-    if constexpr (PT)
+    if constexpr (PT && KB == 2)
+      stage_adjacent_pairs2(w.codebook, pair_s);
+    else if constexpr (PT)
       stage_pair_table<KB>(w.codebook, pair_s);
     else
       stage_codebook<KB>(w.codebook, cb_s);
-    if constexpr (kUsePairs<KB, MV>) stage_pairs2(w.codebook, pair_s);
+    if constexpr (kUsePairs<KB, MV> && !PT) stage_pairs2(w.codebook, pair_s);
     // LinearArgs::pdl: A, C and the workspace only after the previous work in the stream. The
     // small grids (CL) then let the next launch start (not at kernel start: one launch waits behind
     // this one, not a chain; bench/results/2026-11-25-h100-pdl2); the others only after their main
@@ -413,7 +447,7 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   int64_t slots = 0;
   const GemvPlan p = dense_plan<ACT, KB, MV, PT>(a.w, slots);
   if constexpr (PT) {
-    if (MV == 1 && p.tiles * p.splits > slots && g_gemv_force_pairs.load(std::memory_order_relaxed) != 1)
+    if (KB != 2 && MV == 1 && p.tiles * p.splits > slots && g_gemv_force_pairs.load(std::memory_order_relaxed) != 1)
       return launch_dense<ACT, KB, MV, false>(a, sk);
     g_gemv_pair_launches.fetch_add(1, std::memory_order_relaxed);
   }
@@ -431,6 +465,8 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
 
 template <Act ACT, int KB, bool PT>
 cudaError_t launch_dense_mp(const LinearArgs& a, SplitK sk) {
+  if constexpr (PT && KB == 2)  // the adjacent-pair table serves M = 1 only (gemv_uses_pairs)
+    return a.M == 1 ? launch_dense<ACT, 2, 1, true>(a, sk) : cudaErrorInvalidValue;
   switch (a.M) {
     case 1: return launch_dense<ACT, KB, 1, PT>(a, sk);
     case 2: return launch_dense<ACT, KB, 2, PT>(a, sk);
@@ -442,8 +478,8 @@ cudaError_t launch_dense_mp(const LinearArgs& a, SplitK sk) {
 
 template <Act ACT, int KB>
 cudaError_t launch_dense_m(const LinearArgs& a, SplitK sk) {
-  if constexpr (KB == 3 || KB == 4)
-    if (gemv_uses_pairs(a.w)) return launch_dense_mp<ACT, KB, true>(a, sk);
+  if constexpr (KB <= 4)
+    if (gemv_uses_pairs(a.w, a.M)) return launch_dense_mp<ACT, KB, true>(a, sk);
   return launch_dense_mp<ACT, KB, false>(a, sk);
 }
 
@@ -480,10 +516,11 @@ cudaError_t launch_grouped_k(const MoeArgs& a) {
 
 }  // namespace
 
-bool gemv_uses_pairs(const TiledView& w) {
-  if (w.bits != 4 && w.bits != 3) return false;
+bool gemv_uses_pairs(const TiledView& w, int64_t M) {
+  if (w.bits > 4 || (w.bits == 2 && M != 1)) return false;
   const int mode = g_gemv_force_pairs.load(std::memory_order_relaxed);
   if (mode != 0) return mode == 1;
+  if (w.bits == 2) return true;  // 128 bytes to stage: every size
   return static_cast<double>(w.N) * static_cast<double>(w.K) >= kGemvPairsMinWeights;
 }
 

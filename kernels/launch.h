@@ -18,17 +18,22 @@ size_t gemv_workspace_bytes(int64_t M, const TiledView& w);
 // stay below 2^32 (16 GB, far above any model's matrix); dispatch and the API check this.
 inline bool gemv_fits(const TiledView& w) { return w.expert_words() < (int64_t{1} << 32); }
 cudaError_t launch_gemv(const LinearArgs& a);
-// Whether the dense gemv decodes w by a pair table (float2 codebook pairs, 32 KB of shared memory per
-// CTA at k = 4, 16 KB at k = 3; the same products as the float codebook): k = 3 or 4 and at least
-// kGemvPairsMinWeights weights (at M = 1 also a grid of at most one wave, gemv.cu). H100, against the
+// Whether the dense gemv decodes w by a pair table at this M (float2 codebook pairs, 32 KB of shared
+// memory per CTA at k = 4, 16 KB at k = 3; the same products as the float codebook): k = 3 or 4 and
+// at least kGemvPairsMinWeights weights (at M = 1 also a grid of at most one wave, gemv.cu); k = 2 at
+// M = 1, any size: a 128-byte table of adjacent element pairs (block_adjacent_pairs2; fp32 products
+// as the float codebook, summed in another order), H100 against the float codebook in the same runs
+// (bench/results/2026-11-26-h100-gemvadj) 1.041 geomean over the 27 catalogue shapes (1.00-1.12:
+// Llama-3-70B gate_up 80.9 -> 74.9 us, down 47.5 -> 42.5); at M = 2..4 it measured 0.99 against
+// the interleaved pair table those keep (kUsePairs, gemv.cu). H100, against the
 // float codebook in the same runs: k = 4 (bench/results/2026-11-26-h100-gemvpairs) 1.01-1.11x on the
 // catalogue shapes from 8.4 M weights at M = 1..4 (Llama-3-70B down 54.4 -> 49.6 us at M = 1),
 // 0.95-0.99x below 4.6 M, where staging the table is a visible part of a 4-8 us launch; k = 3
 // (-gemvpairs3) 1.06-1.07x geomean from 8 M weights at M = 1..4, up to 1.18x (70B down 54.6 -> 46.2).
 inline constexpr double kGemvPairsMinWeights = 8.0e6;
-bool gemv_uses_pairs(const TiledView& w);
-// Tests only: 1 makes gemv take the pair table at k = 3, 4 whatever the size, 2 never, 0 restores the
-// rule. Applies to the whole process.
+bool gemv_uses_pairs(const TiledView& w, int64_t M);
+// Tests only: 1 makes gemv take the pair table at k = 3, 4 whatever the size (k = 2: at M = 1), 2
+// never, 0 restores the rule. Applies to the whole process.
 void gemv_force_pairs(int mode);
 // Tests only: how many dense gemv launches of this process took a pair table.
 int64_t gemv_pair_launches();
@@ -47,7 +52,14 @@ cudaError_t launch_grouped_tcv(const MoeArgs& a);
 // dense.gate_up, 21 M, 13.6 -> 14.1; GLM shared_experts.gate_up, 42 M, 19.6 -> 18.1;
 // bench/results/2026-11-25-h100-tcvpairs). The grouped kernel always uses it where k = 4 allows.
 inline constexpr double kTcvPairsMinWeights = 32.0e6;
-bool tcv_uses_pairs(const TiledView& w, bool grouped);
+// At k = 2 the dense tcv decodes by its 64-byte table of adjacent element pairs (tcv_decode.cuh;
+// two roundings as well) where half_cb holds and M <= kTcvPairs2MaxM: H100, against the byte
+// tables in the same runs (bench/results/2026-11-26-h100-tcvpairs2, 27 catalogue shapes) 1.125 /
+// 1.114 / 1.074 geomean at M = 1 / 2 / 4 (Llama-3-70B gate_up M = 1 110.9 -> 87.1 us, down 67.1 ->
+// 48.9), but 0.986 / 0.979 at M = 8 / 16 (0.90-1.12). The grouped kernel keeps the byte tables.
+// M: the dense call's rows (any value for grouped).
+inline constexpr int64_t kTcvPairs2MaxM = 4;
+bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M);
 // Whether tcv's plan runs this case in one pass where it would split K across more CTAs than SMs
 // (<= 4 steps per warp; TcvPlan::short_k): the shapes where it beats gemv and tcw (dispatch).
 bool tcv_short_k_pass(int64_t M, const TiledView& w, Act act);

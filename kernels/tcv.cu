@@ -72,10 +72,12 @@ __device__ __forceinline__ void mma_bt(float (&acc)[NT][4], const uint32_t (&a)[
 
 }  // namespace
 
-// Shared memory of one CTA: the codebook (256-byte aligned: cb_lds forms addresses with one
-// PRMT), the 256 decoded absmax codes, and the in-CTA K reduction.
+// Shared memory of one CTA: the codebook and the k = 2 pair table (256-byte aligned: cb_lds and
+// frag_from_pairs2 form addresses with one PRMT), the 256 decoded absmax codes, and the in-CTA K
+// reduction.
 struct TcvSmem {
   alignas(256) float cb[32];
+  alignas(256) uint32_t pairs2[kPairTable2Words];  // PR at k = 2
   float scale[256];
   float red[3 * 16 * 16];  // (kw - 1) * (4 / kw) row groups * 16 rows * 16 tokens <= 768
 };
@@ -114,7 +116,8 @@ __device__ __forceinline__ void tcv_each(const TcvLane& L, int64_t N, int M, F&&
 // One CTA's tile: rows of `tile`, steps [sb, se) of one weight matrix (packed/absmax of it), tokens
 // [0, M) of A (M <= 8 NT). On return the ks == 0 warps hold the CTA's sums in acc.
 // PR (k = 4, TiledView::half_cb): the pair-table decode (tcv_decode.cuh) from `pairs`, a 32 KB
-// dynamic shared-memory table this function stages while the first step's weights are in flight.
+// dynamic shared-memory table this function stages while the first step's weights are in flight;
+// at k = 2 the 64-byte table sm.pairs2 of adjacent element pairs (pair2_lds).
 template <Act ACT, int KB, int NT, bool PR, bool LATE, class Stage>
 __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits<ACT>::T* __restrict__ A, int M,
                                          const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
@@ -168,10 +171,16 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
 #pragma unroll
   for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
   if constexpr (!LATE) fetch(step);
-  uint32_t pair_base = 0;  // PR: this lane's word of each table row
+  static_assert(!PR || KB == 2 || KB == 4, "pair tables for k = 2 and 4");
+  uint32_t pair_base = 0;  // PR: this lane's word of each table row (k = 4), the table (k = 2)
   if constexpr (PR) {
-    stage_pair_table<ACT>(sm.cb, pairs);
-    pair_base = static_cast<uint32_t>(__cvta_generic_to_shared(pairs)) + 4 * (threadIdx.x % 32);
+    if constexpr (KB == 2) {
+      stage_pair_table2<ACT>(sm.cb, sm.pairs2);
+      pair_base = static_cast<uint32_t>(__cvta_generic_to_shared(sm.pairs2));
+    } else {
+      stage_pair_table<ACT>(sm.cb, pairs);
+      pair_base = static_cast<uint32_t>(__cvta_generic_to_shared(pairs)) + 4 * (threadIdx.x % 32);
+    }
     __syncthreads();
   }
   for (; step < se; step += kw) {
@@ -200,13 +209,30 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
     }
 
     if constexpr (PR) {
-      // Pair table: A registers from frag_from_pairs (the bt_* map of k <= 3), B registers joined
-      // as in the byte-table path below.
       uint32_t Tn[2][4], sc2[2];
-      block_nibbles<KB>(wc[0], Tn[0]);
-      block_nibbles<KB>(wc[1], Tn[1]);
       sc2[0] = pack2<ACT>(sc[0], sc[0]);  // exact: E4M4 values are fp16 and bf16 numbers
       sc2[1] = pack2<ACT>(sc[1], sc[1]);
+      if constexpr (KB == 2) {
+        // Adjacent pairs (block_adjacent_pairs2): mma i takes the pairs at elements 8c + 2s of the
+        // lane's block, c = i / 2, s = 2 (i % 2) + r / 2 for A register r (row g + 8 (r % 2)); B
+        // register r of token tile t is activation word 4c + s, the same two elements.
+        block_adjacent_pairs2(wc[0], Tn[0]);
+        block_adjacent_pairs2(wc[1], Tn[1]);
+#pragma unroll
+        for (int i = 0; i < tcv::kMmasPerStep; ++i) {
+          const int c = i / 2, s0 = 2 * (i % 2);
+          uint32_t a[4];
+#pragma unroll
+          for (int r = 0; r < 4; ++r) a[r] = pair2_lds<ACT>(Tn[r & 1][s0 + r / 2], pair_base, c, sc2[r & 1]);
+#pragma unroll
+          for (int t = 0; t < NT; ++t) mma16816<ACT>(acc[t], a, word_at(ac[t], 4 * c + s0), word_at(ac[t], 4 * c + s0 + 1));
+        }
+        continue;
+      }
+      // Pair table (k = 4): A registers from frag_from_pairs (the bt_* map of k <= 3), B registers
+      // joined as in the byte-table path below.
+      block_nibbles<KB>(wc[0], Tn[0]);
+      block_nibbles<KB>(wc[1], Tn[1]);
 #pragma unroll
       for (int i = 0; i < tcv::kMmasPerStep; ++i) {
         uint32_t a[4];
@@ -273,7 +299,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
                TiledView w, SplitK sk, int kw) {
   using Tr = ActTraits<ACT>;
   __shared__ TcvSmem sm;
-  extern __shared__ uint4 tcv_pair_table[];  // PR: kPairTableBytes
+  extern __shared__ uint4 tcv_pair_table[];  // PR at k = 4: kPairTableBytes
   auto stage = [&] {
     stage_codebook<KB>(w.codebook, sm.cb);
     stage_scales(sm.scale);
@@ -352,7 +378,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
                        const int32_t* offsets, TiledView w, int kw) {
   using Tr = ActTraits<ACT>;
   __shared__ TcvSmem sm;
-  extern __shared__ uint4 tcv_pair_table[];  // PR: kPairTableBytes
+  extern __shared__ uint4 tcv_pair_table[];  // PR at k = 4: kPairTableBytes
   // The codebook is loaded before the wait -- it is part of the weights, which the work before
   // does not write (MoeArgs::pdl) -- and stored at the offsets scan's first barrier, so its round
   // trip overlaps the scan's; the scales are decoded meanwhile
@@ -383,14 +409,14 @@ namespace {
 
 std::atomic<int> g_tcv_force_pairs{0};  // tcv_force_pairs (tests)
 
-// The dense kernel's choice of decode (launch.h: tcv_uses_pairs).
-bool tcv_pairs(const TiledView& w) { return tcv_uses_pairs(w, false); }
-constexpr int tcv_dyn_smem(bool pr) { return pr ? kPairTableBytes : 0; }
+// The dense kernel's choice of decode at this M (launch.h: tcv_uses_pairs).
+bool tcv_pairs(const TiledView& w, int64_t M) { return tcv_uses_pairs(w, false, M); }
+constexpr int tcv_dyn_smem(int kb, bool pr) { return pr && kb == 4 ? kPairTableBytes : 0; }
 
 template <Act ACT, int KB, int NT, bool PR>
 int tcv_blocks_per_sm() {
   static int cache[64] = {};
-  return cached_blocks_per_sm(tcv_kernel<ACT, KB, NT, PR, false>, kTcvThreads, cache, tcv_dyn_smem(PR));
+  return cached_blocks_per_sm(tcv_kernel<ACT, KB, NT, PR, false>, kTcvThreads, cache, tcv_dyn_smem(KB, PR));
 }
 
 template <Act ACT, int KB, bool PR>
@@ -399,8 +425,8 @@ int blocks_per_sm_nt(int64_t M) {
 }
 template <Act ACT>
 int blocks_per_sm_k(int64_t M, const TiledView& w) {
-  if (tcv_pairs(w)) return blocks_per_sm_nt<ACT, 4, true>(M);
   const int k = w.bits >= 2 && w.bits <= 4 ? w.bits : 5;  // as a workspace query may see any bits
+  if (tcv_pairs(w, M)) return k == 2 ? blocks_per_sm_nt<ACT, 2, true>(M) : blocks_per_sm_nt<ACT, 4, true>(M);
   return with_bits(k, 1, [&](auto kb) { return blocks_per_sm_nt<ACT, decltype(kb)::value, false>(M); });
 }
 
@@ -429,9 +455,9 @@ cudaError_t launch_tcv_t(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
   T* C = static_cast<T*>(a.C);
   const int M = static_cast<int>(a.M);
   if (p.cluster || p.short_k)
-    return launch_ex(tcv_kernel<ACT, KB, NT, PR, true>, grid, kTcvThreads, tcv_dyn_smem(PR), a.stream,
+    return launch_ex(tcv_kernel<ACT, KB, NT, PR, true>, grid, kTcvThreads, tcv_dyn_smem(KB, PR), a.stream,
                      p.cluster ? grid.y : 1, a.pdl, A, C, M, a.w, sk, p.kw);
-  return launch_ex(tcv_kernel<ACT, KB, NT, PR, false>, grid, kTcvThreads, tcv_dyn_smem(PR), a.stream, 1, a.pdl, A, C,
+  return launch_ex(tcv_kernel<ACT, KB, NT, PR, false>, grid, kTcvThreads, tcv_dyn_smem(KB, PR), a.stream, 1, a.pdl, A, C,
                    M, a.w, sk, p.kw);
 }
 
@@ -442,7 +468,7 @@ cudaError_t launch_tcv_nt(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
 
 template <Act ACT>
 cudaError_t launch_tcv_k(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
-  if (tcv_pairs(a.w)) return launch_tcv_nt<ACT, 4, true>(a, p, sk);
+  if (tcv_pairs(a.w, a.M)) return a.w.bits == 2 ? launch_tcv_nt<ACT, 2, true>(a, p, sk) : launch_tcv_nt<ACT, 4, true>(a, p, sk);
   return with_bits(a.w.bits, cudaErrorInvalidValue,
                    [&](auto kb) { return launch_tcv_nt<ACT, decltype(kb)::value, false>(a, p, sk); });
 }
@@ -454,7 +480,7 @@ cudaError_t launch_grouped_t(const MoeArgs& a, int kw) {
   if (items == 0) return cudaSuccess;
   const int64_t rows = tcv_rows_per_cta(kw);
   const dim3 grid(static_cast<unsigned>(items), static_cast<unsigned>((a.w.N + rows - 1) / rows));
-  return launch_ex(grouped_tcv_kernel<ACT, KB, NT, PR>, grid, kTcvThreads, tcv_dyn_smem(PR), a.stream, 1, a.pdl,
+  return launch_ex(grouped_tcv_kernel<ACT, KB, NT, PR>, grid, kTcvThreads, tcv_dyn_smem(KB, PR), a.stream, 1, a.pdl,
                    static_cast<const T*>(a.A), static_cast<T*>(a.C), a.expert_offsets, a.w, kw);
 }
 
@@ -475,14 +501,15 @@ cudaError_t launch_grouped_nt(const MoeArgs& a) {
 
 template <Act ACT>
 cudaError_t launch_grouped_k(const MoeArgs& a) {
-  if (tcv_uses_pairs(a.w, true)) return launch_grouped_nt<ACT, 4, true>(a);
+  if (tcv_uses_pairs(a.w, true, 0)) return launch_grouped_nt<ACT, 4, true>(a);
   return with_bits(a.w.bits, cudaErrorInvalidValue,
                    [&](auto kb) { return launch_grouped_nt<ACT, decltype(kb)::value, false>(a); });
 }
 
 }  // namespace
 
-bool tcv_uses_pairs(const TiledView& w, bool grouped) {
+bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M) {
+  if (w.bits == 2) return w.half_cb && !grouped && M <= kTcvPairs2MaxM;
   if (w.bits != 4 || !w.half_cb) return false;
   if (grouped || g_tcv_force_pairs.load(std::memory_order_relaxed) == 1) return true;
   return static_cast<double>(w.N) * static_cast<double>(w.K) >= kTcvPairsMinWeights;

@@ -112,6 +112,58 @@ TEST_CASE("block_pair_offsets2 gives 8 * (idx_lo | idx_hi << 2) of every element
   CHECK(bad_of(x, P) > 0);
 }
 
+TEST_CASE("block_adjacent_pairs2: byte c of Q[s] codes the pair at element 8c + 2s, k = 2") {
+  auto run = [](auto entry_tag) {
+    constexpr int kEntry = decltype(entry_tag)::value;
+    CAPTURE(kEntry);
+    // Mismatches between Q (from any planes) and the codes the planes `w` call for.
+    auto bad_of = [](const uint32_t (&w)[2], const uint32_t (&Q)[4]) {
+      int bad = 0;
+      for (int c = 0; c < 4; ++c)
+        for (int s = 0; s < 4; ++s) {
+          const int e = 8 * c + 2 * s, off = kbit::offset_byte(Q[s], c);
+          const int v = off / kEntry;
+          bad += off % kEntry != 0 || v > 15 || kbit::adjacent_pair_lo(v) != kbit::unpack_index(w, e, 2) ||
+                 kbit::adjacent_pair_hi(v) != kbit::unpack_index(w, e + 1, 2);
+        }
+      return bad;
+    };
+    auto check = [&](const uint32_t (&w)[2]) {
+      uint32_t Q[4];
+      kbit::block_adjacent_pairs2<kEntry>(w, Q);
+      return bad_of(w, Q);
+    };
+    uint32_t w[2] = {0u, 0u};
+    CHECK(check(w) == 0);
+    w[0] = w[1] = 0xFFFFFFFFu;
+    CHECK(check(w) == 0);
+    for (int b = 0; b < 2; ++b)
+      for (int j = 0; j < 32; ++j) {
+        const uint32_t one[2] = {b == 0 ? 1u << j : 0u, b == 1 ? 1u << j : 0u};
+        CHECK_MESSAGE(check(one) == 0, "plane ", b, " bit ", j);
+      }
+    kbit::Rng rng(0xA0B1);
+    int bad = 0;
+    for (int i = 0; i < 20000; ++i) {
+      w[0] = static_cast<uint32_t>(rng.next());
+      w[1] = static_cast<uint32_t>(rng.next());
+      bad += check(w);
+    }
+    CHECK(bad == 0);
+    // and it can fail: swapped planes give other codes
+    const uint32_t x[2] = {0x12345678u, 0x9ABCDEF0u}, swapped[2] = {x[1], x[0]};
+    uint32_t Q[4];
+    kbit::block_adjacent_pairs2<kEntry>(swapped, Q);
+    CHECK(bad_of(x, Q) > 0);
+  };
+  run(std::integral_constant<int, 4>{});  // tcv's 16-bit pair table
+  run(std::integral_constant<int, 8>{});  // gemv's float2 pair table
+  // the 16 codes name 16 distinct index pairs (each table has one entry per pair)
+  int seen = 0;
+  for (int v = 0; v < 16; ++v) seen |= 1 << (kbit::adjacent_pair_lo(v) | kbit::adjacent_pair_hi(v) << 2);
+  CHECK(seen == 0xFFFF);
+}
+
 TEST_CASE("block_table_pairs: every element gets its own table entry, k = 2, 3") {
   auto run = [](auto kb_tag, uint64_t seed, bool swap_tables) {
     constexpr int KB = decltype(kb_tag)::value;

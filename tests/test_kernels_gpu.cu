@@ -277,10 +277,11 @@ TEST_CASE("gpu: gemv's and tcv's cluster and workspace split-K equal the CPU ref
   gpu::detail::force_no_clusters(false);
 }
 
-TEST_CASE("gpu: gemv's pair tables (k = 3, 4) and float codebook both equal the CPU reference bit for bit in exact mode") {
-  // gemv_force_pairs(1) puts every k = 3 and 4 gemv on the pair table (its size rule, kGemvPairsMinWeights,
-  // would leave these small shapes on the float codebook), 2 on the float codebook; the same products in the same
-  // order, so both must equal the reference exactly. Shapes: partial row tiles (1, 8, 130, 70 rows),
+TEST_CASE("gpu: gemv's pair tables (k = 2, 3, 4) and float codebook both equal the CPU reference bit for bit in exact mode") {
+  // gemv_force_pairs(1) puts every k = 3 and 4 gemv and every k = 2 gemv at M = 1 on the pair table (its size
+  // rule, kGemvPairsMinWeights, would leave these small shapes on the float codebook), 2 on the float codebook
+  // (k = 2 at M >= 2: the interleaved pair table in both); the same products (in the same order at k = 3, 4;
+  // exact mode's sums are exact in any order), so both must equal the reference exactly. Shapes: partial row tiles (1, 8, 130, 70 rows),
   // the pad block of K % 64 == 32 (96, 2080), cluster split-K ({130, 2080}, {70, 768}, {64, 1600})
   // and workspace split-K ({64, 4096}, and all of them with clusters off).
   CublasHandle cublas;
@@ -290,16 +291,16 @@ TEST_CASE("gpu: gemv's pair tables (k = 3, 4) and float codebook both equal the 
   for (int mode : {1, 2}) {
     gpu::detail::gemv_force_pairs(mode);
     const DeviceWeights w4(make_exact_weights(4, 1, 64, 256, 400));
-    CHECK_MESSAGE(gpu::detail::gemv_uses_pairs(w4.view) == (mode == 1), "gemv_force_pairs(", mode, ") not followed");
+    CHECK_MESSAGE(gpu::detail::gemv_uses_pairs(w4.view, 1) == (mode == 1), "gemv_force_pairs(", mode, ") not followed");
     const char* label = mode == 1 ? "pair table: " : "float codebook: ";
     const int64_t before = gpu::detail::gemv_pair_launches();
     check_dense_exact(runs, shapes, {1, 2, 3, 4}, 401 + 100 * mode, label);
     gpu::detail::force_no_clusters(true);
     check_dense_exact(runs, shapes, {1, 2, 3, 4}, 451 + 100 * mode, label);
     gpu::detail::force_no_clusters(false);
-    // the launches that took a table: k = 3 and 4 (of 2..5) x 6 shapes x 4 M x 2 dtypes x 2 passes
-    // when forced on, none when forced off
-    CHECK_MESSAGE(gpu::detail::gemv_pair_launches() - before == (mode == 1 ? 2 * 6 * 4 * 2 * 2 : 0), label,
+    // the launches that took a table: (k = 3 and 4 (of 2..5) x 4 M + k = 2 x M = 1) x 6 shapes x 2 dtypes
+    // x 2 passes when forced on, none when forced off
+    CHECK_MESSAGE(gpu::detail::gemv_pair_launches() - before == (mode == 1 ? (2 * 4 + 1) * 6 * 2 * 2 : 0), label,
                   "pair-table launches");
   }
   gpu::detail::gemv_force_pairs(0);
@@ -571,7 +572,7 @@ TEST_CASE("gpu: with MoeArgs::pdl the grouped kernels wait for the routing and A
     }
 }
 
-TEST_CASE("gpu: tcw's and tcv's k = 4 decodes give the documented W' bit for bit (one-hot activations)") {
+TEST_CASE("gpu: tcw's and tcv's k = 4 and k = 2 decodes give the documented W' bit for bit (one-hot activations)") {
   // Token m of a launch is the unit vector e_(k0 + m), so C[m, n] = W'[n, k0 + m] as the kernel
   // rounded it to the activation type: no sum can round. The pair table (TiledView::half_cb) must
   // give rn(rn(cb) * dec), the offsets decode rn(fp32(cb * dec)) -- on random bytes with a
@@ -579,14 +580,18 @@ TEST_CASE("gpu: tcw's and tcv's k = 4 decodes give the documented W' bit for bit
   // all K columns in one launch (M = K), tcv 8 per launch. The dense tcv takes the pair table only
   // from kTcvPairsMinWeights: it runs once forced onto it (tcv_force_pairs) and once by its size
   // rule (these shapes are small: offsets), and gpu::weight_roundings must name the decode that ran.
+  // At k = 2 the dense tcv takes its 64-byte pair table at any size with half_cb up to M =
+  // kTcvPairs2MaxM (else the byte tables, one rounding); tcw has no k = 2 pair table.
   CublasHandle cublas;
   uint64_t seed = 7100;
+  for (int bits : {4, 2})
   for (const auto& [N, K] : std::vector<std::pair<int64_t, int64_t>>{{130, 256}, {64, 160}, {200, 96}}) {
-    const QuantizedTensor q = random_weights(4, 1, N, K, seed++);
+    const QuantizedTensor q = random_weights(bits, 1, N, K, seed++);
     REQUIRE(q.view().half_cb);  // random_weights' codebook: no value in fp16's subnormal range
     for (gpu::Kernel kernel : {gpu::Kernel::tcw, gpu::Kernel::tcv}) {
       if (kernel == gpu::Kernel::tcw && !gpu::tcw_supported()) continue;
-      const int64_t chunk = kernel == gpu::Kernel::tcw ? K : 8;
+      // tcv at k = 2 takes its pair table up to M = kTcvPairs2MaxM, so its launches stay within that
+      const int64_t chunk = kernel == gpu::Kernel::tcw ? K : bits == 2 ? gpu::detail::kTcvPairs2MaxM : 8;
       for (int force : {1, 0}) {
         if (kernel == gpu::Kernel::tcw && force == 0) continue;
         gpu::detail::tcv_force_pairs(kernel == gpu::Kernel::tcv ? force : 0);
@@ -595,8 +600,9 @@ TEST_CASE("gpu: tcw's and tcv's k = 4 decodes give the documented W' bit for bit
           for (bool half_cb : {true, false}) {
             DeviceWeights w(q);
             w.view.half_cb = half_cb;
-            const bool pairs = gpu::weight_roundings(kernel, w.view) == 2;
-            CHECK_MESSAGE(pairs == (half_cb && force == 1), gpu::kernel_name(kernel), " force=", force,
+            const bool pairs = gpu::weight_roundings(kernel, w.view, chunk) == 2;
+            const bool want_table = half_cb && (bits == 4 ? force == 1 : kernel == gpu::Kernel::tcv);
+            CHECK_MESSAGE(pairs == want_table, gpu::kernel_name(kernel), " k=", bits, " force=", force,
                           " half_cb=", half_cb, ": weight_roundings says ", pairs ? 2 : 1);
             int64_t bad = 0;
             for (int64_t k0 = 0; k0 < K; k0 += chunk) {
@@ -617,14 +623,14 @@ TEST_CASE("gpu: tcw's and tcv's k = 4 decodes give the documented W' bit for bit
                   const uint16_t g = got[size_t(m * N + n)];
                   if (from_act(act, g) != from_act(act, want) && bad++ < 3)
                     CHECK_MESSAGE(false, gpu::kernel_name(kernel), (pairs ? " pair table " : " offsets "), act_name(act),
-                                  " N=", N, " K=", K, ": W'[", n, ", ", k, "] = ", from_act(act, g), " want ",
-                                  from_act(act, want));
+                                  " k=", bits, " N=", N, " K=", K, ": W'[", n, ", ", k, "] = ", from_act(act, g),
+                                  " want ", from_act(act, want));
                 }
             }
             CHECK_MESSAGE(bad == 0, gpu::kernel_name(kernel), (pairs ? " pair table " : " offsets "), act_name(act),
-                          " N=", N, " K=", K, ": ", bad, " of ", N * K, " weights differ");
+                          " k=", bits, " N=", N, " K=", K, ": ", bad, " of ", N * K, " weights differ");
           }
-          if (force == 1)
+          if (force == 1 && (bits == 4 || kernel == gpu::Kernel::tcv))
             CHECK_MESSAGE(differ > 0, "the two roundings agree everywhere on N=", N, " K=", K,
                           ": the test cannot tell them apart");
         }

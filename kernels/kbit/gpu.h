@@ -99,10 +99,10 @@ Status linear(const LinearArgs& args);
 // is fastest on some shapes (the same as without it where the device or build has no PDL).
 Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas = true, bool pdl = false);
 // How many times `kernel` (not automatic: pass choose_kernel's answer) rounds W' to the activation
-// dtype: 1 (W' = rn(cb * scale)), or 2 for the pair-table decode at k = 4 with w.half_cb
-// (rn(rn(cb) * scale)): tcw always, tcv from 32 M weights (N * K). kbit-verify derives its
-// tolerance from it.
-int weight_roundings(Kernel kernel, const TiledView& w);
+// dtype at this M: 1 (W' = rn(cb * scale)), or 2 for the pair-table decodes with w.half_cb
+// (rn(rn(cb) * scale)): at k = 4 tcw always and tcv from 32 M weights (N * K), at k = 2 tcv at
+// M <= 4. kbit-verify derives its tolerance from it.
+int weight_roundings(Kernel kernel, const TiledView& w, int64_t M);
 
 struct MoeArgs {
   const void* A = nullptr;              // [total_rows, K], rows sorted by expert

@@ -68,6 +68,32 @@ KBIT_HD_INLINE void block_pair_offsets2(const uint32_t (&w)[2], uint32_t (&P)[4]
   for (int r = 0; r < 4; ++r) P[r] = (T[r] * 10u) & 0x78787878u;
 }
 
+// k = 2 only: byte offsets of *adjacent* element pairs (2j, 2j + 1) into a 16-entry table of pair
+// entries of kEntryBytes each: 4 (two 16-bit values: tcv) or 8 (float2: gemv), without the nibble
+// transpose. The code of the pair at element e (even) is v = b0(e) | b0(e + 1) << 1 | b1(e) << 2 |
+// b1(e + 1) << 3 (b0, b1: the element's bits in planes 0 and 1), and byte c of Q[s] =
+// kEntryBytes * v of the pair at element 8c + 2s (s, c = 0..3). X = planes 0 and 1 of elements 4n,
+// 4n + 1 side by side in nibble n, Y the same for 4n + 2, 4n + 3 (a shift and a bit-select each);
+// each of their bytes holds two codes (nibbles 2c and 2c + 1), so a shift and a mask per word give
+// the offsets: 12 instructions per 32 weights. Activation word j of the block (elements 2j, 2j + 1)
+// is the other operand of the pair at element 2j, as it is.
+template <int kEntryBytes = 4>
+KBIT_HD_INLINE void block_adjacent_pairs2(const uint32_t (&w)[2], uint32_t (&Q)[4]) {
+  static_assert(kEntryBytes == 4 || kEntryBytes == 8, "16-bit or float pairs");
+  constexpr int kLo = kEntryBytes == 4 ? 2 : 3;  // low nibble to bits 2-5 (3-6), high nibble by 4 - kLo down
+  constexpr uint32_t kMask = 0x0F0F0F0Fu * kEntryBytes;
+  const uint32_t X = (w[0] & 0x33333333u) | ((w[1] << 2) & 0xCCCCCCCCu);
+  const uint32_t Y = ((w[0] >> 2) & 0x33333333u) | (w[1] & 0xCCCCCCCCu);
+  Q[0] = (X << kLo) & kMask;        // elements 8c, 8c + 1
+  Q[1] = (Y << kLo) & kMask;        // 8c + 2, 8c + 3
+  Q[2] = (X >> (4 - kLo)) & kMask;  // 8c + 4, 8c + 5
+  Q[3] = (Y >> (4 - kLo)) & kMask;  // 8c + 6, 8c + 7
+}
+
+// The codebook indices (of elements e, e + 1) that code v of block_adjacent_pairs2 stands for.
+constexpr KBIT_HD int adjacent_pair_lo(int v) { return (v & 1) | ((v >> 2) & 1) << 1; }
+constexpr KBIT_HD int adjacent_pair_hi(int v) { return ((v >> 1) & 1) | ((v >> 3) & 1) << 1; }
+
 // The PRMT byte permute (CUDA __byte_perm): byte i of the result is byte (s >> 4i) & 7 of the
 // 8-byte value b:a. Every selector used here has bit 3 of each nibble clear (PRMT's sign-replicate
 // mode is never used). The host version lets the CPU tests run the decode the kernels run.

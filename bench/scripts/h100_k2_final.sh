@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The landed k = 2 pair tables (tcv at M <= 4 with half_cb: the 64-byte half2 table of adjacent
+# element pairs; gemv at M = 1: the 128-byte float2 table of adjacent pairs) and the k = 2 short-row
+# dispatch rule, one call: GPU doctests (kernels + format), compute-sanitizer memcheck over the
+# pair-table, one-hot, dense-equality, split-K and random-bytes doctests and racecheck over the
+# pair-table and one-hot ones, kbit-verify --quick (gemv, tcv, automatic) and --full on the large
+# k = 2 shapes (Llama-3-70B, Llama-3-8B mlp, GLM shared_experts) at M = 1, 4; then two records,
+# FINAL_REPS times each (default 1): `k2` (gemv, tcv, automatic, automatic_pdl at M = 1, 2, 3, 4, 8,
+# 16, k = 2: the dispatch audit of the new rules) and `all` (automatic, automatic_pdl, gemv at
+# M = 1, 2, 4, k = 2..5: the closing record). Env: FINAL_BUDGET (default 480 s), FINAL_REPS.
+set -u
+source bench/scripts/lib/device_run.sh
+device_run_init /tmp/k2final ${FINAL_BUDGET:-480}
+gpu_info
+gpu_doctest format kbit_tests_gpu 30
+if gpu_doctest kernels kbit_tests_kernels 100; then
+  doctest_sanitize memcheck '*pair tables*,*documented W*,*dense kernels equal*,*split-K equal*,*random bytes stay*' 150
+  doctest_sanitize racecheck '*pair tables*,*documented W*' 150
+fi
+timeout 150 "${V[@]}" --quick --kernels gemv,tcv,automatic > "$W/verify.txt" 2>&1
+s "verify --quick gemv,tcv,automatic rc=$? after $((SECONDS - T0)) s"; tail -8 "$W/verify.txt" | tee -a "$W/summary.txt"
+timeout 120 "${V[@]}" --full --kernels gemv,tcv,automatic --filter '(llama-3-70b|llama-3-8b.mlp|shared_experts).*/M[14]/k2/' \
+  > "$W/verify-large.txt" 2>&1
+s "verify --full gemv,tcv,automatic k=2 M=1,4 Llama + GLM shared_experts shapes rc=$? after $((SECONDS - T0)) s"
+tail -7 "$W/verify-large.txt" | tee -a "$W/summary.txt"
+arm_setup() {
+  if [ "$1" = k2 ]; then B="--M 1,2,3,4,8,16 --bits 2 --dtypes f16"; KERNELS=gemv,tcv,automatic,automatic_pdl
+  else B="--M 1,2,4 --bits 2,3,4,5 --dtypes f16"; KERNELS=automatic,automatic_pdl,gemv; fi
+}
+REPS=${FINAL_REPS:-1} MIN_LEFT=20 bench_rotation k2-final k2 all
