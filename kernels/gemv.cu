@@ -435,19 +435,20 @@ GemvPlan dense_plan(const TiledView& w, int64_t& slots) {
   return gemv_plan_for(w.N, w.K, slots, device_sm_count(), device_has_clusters());
 }
 
-// At M = 1 the pair table stays off where its grid would take more than one wave of CTAs (unless
-// forced, gemv_force_pairs): on the H100 it lost on the one such catalogue shape, Llama-3-70B
+// At M = 1 and k = 4 the pair table stays off where its grid would take more than one wave of CTAs
+// (unless forced, gemv_force_pairs): on the H100 it lost on the one such catalogue shape, Llama-3-70B
 // gate_up (896 CTAs on 528 slots; 93.8 -> 99.7 us, bench/results/2026-11-26-h100-gemvpairs), where
 // ncu shows its SMs idle for 17% of the run against 6% for the float codebook: with issue slots to
 // spare its CTAs run no faster on the emptier SMs of the last wave, while the issue-bound float
-// codebook's do. At M = 2..4 it won there too (1.01-1.07x).
+// codebook's do. At M = 2..4 it won there too (1.01-1.07x). At k = 3 the table wins on that grid as
+// well: 96.6 -> 82.9 us (1.165x, three runs each, bench/results/2026-11-26-h100-gemvdepth).
 template <Act ACT, int KB, int MV, bool PT>
 cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   using T = typename ActTraits<ACT>::T;
   int64_t slots = 0;
   const GemvPlan p = dense_plan<ACT, KB, MV, PT>(a.w, slots);
   if constexpr (PT) {
-    if (KB != 2 && MV == 1 && p.tiles * p.splits > slots && g_gemv_force_pairs.load(std::memory_order_relaxed) != 1)
+    if (KB == 4 && MV == 1 && p.tiles * p.splits > slots && g_gemv_force_pairs.load(std::memory_order_relaxed) != 1)
       return launch_dense<ACT, KB, MV, false>(a, sk);
     g_gemv_pair_launches.fetch_add(1, std::memory_order_relaxed);
   }
