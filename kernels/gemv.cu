@@ -466,15 +466,17 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
 
 template <Act ACT, int KB, bool PT>
 cudaError_t launch_dense_mp(const LinearArgs& a, SplitK sk) {
-  if constexpr (PT && KB == 2)  // the adjacent-pair table serves M = 1 only (gemv_uses_pairs)
+  if constexpr (PT && KB == 2) {  // the adjacent-pair table serves M = 1 only (gemv_uses_pairs)
     return a.M == 1 ? launch_dense<ACT, 2, 1, true>(a, sk) : cudaErrorInvalidValue;
-  switch (a.M) {
-    case 1: return launch_dense<ACT, KB, 1, PT>(a, sk);
-    case 2: return launch_dense<ACT, KB, 2, PT>(a, sk);
-    case 3: return launch_dense<ACT, KB, 3, PT>(a, sk);
-    case 4: return launch_dense<ACT, KB, 4, PT>(a, sk);
+  } else {
+    switch (a.M) {
+      case 1: return launch_dense<ACT, KB, 1, PT>(a, sk);
+      case 2: return launch_dense<ACT, KB, 2, PT>(a, sk);
+      case 3: return launch_dense<ACT, KB, 3, PT>(a, sk);
+      case 4: return launch_dense<ACT, KB, 4, PT>(a, sk);
+    }
+    return cudaErrorInvalidValue;
   }
-  return cudaErrorInvalidValue;
 }
 
 template <Act ACT, int KB>

@@ -45,7 +45,7 @@ size_t tcv_workspace_bytes(int64_t M, const TiledView& w, Act act);
 cudaError_t launch_tcv(const LinearArgs& a);
 // Grouped tensor-core GEMV: any rows per expert (work items of 8 or 16 rows).
 cudaError_t launch_grouped_tcv(const MoeArgs& a);
-// Whether tcv decodes w by the k = 4 pair table (two roundings of W'; weight_roundings): k = 4, a
+// Whether tcv decodes w by a pair table (two roundings of W'; weight_roundings). The k = 4 table: a
 // codebook of fp16-normal values (TiledView::half_cb) and, for the dense kernel, at least
 // kTcvPairsMinWeights weights -- its 32 KB table, staged by every CTA, costs more than it saves on
 // mid-size weights (H100: Llama-3-8B q_proj, 16.8 M weights, 11.9 -> 12.4 us at M = 1; Qwen3
@@ -66,8 +66,9 @@ bool tcv_short_k_pass(int64_t M, const TiledView& w, Act act);
 // Whether tcv's plan is one of its latency plans: the one pass above, or a cluster split-K grid of
 // at most one CTA per SM (TcvPlan::cluster on small weights).
 bool tcv_latency_plan(int64_t M, const TiledView& w, Act act);
-// Tests only: 1 makes the dense tcv take the pair table whatever the size (small shapes then
-// exercise it), 0 restores the size rule. Applies to the whole process.
+// Tests only: 1 makes the dense tcv take the k = 4 pair table whatever the size (small shapes then
+// exercise it; k = 2 follows its M rule either way), 0 restores the size rule. Applies to the whole
+// process.
 void tcv_force_pairs(int mode);
 
 // Tensor-core GEMM on wgmma (sm_90a builds on sm_90 devices only: launch only where

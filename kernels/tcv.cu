@@ -21,9 +21,10 @@
 // k = 2, 3 decode by register lookups instead (tcv_map.h's bt_* map): per block and row the scaled
 // codebook is packed once into byte tables of 2 or 4 registers, and PRMTs on them give two weights
 // in ~1.1 instructions (block_table_pairs) where the shared-memory codebook costs ~3.5 per weight.
-// k = 4 with TiledView::half_cb decodes by the pair table of tcv_decode.cuh (PR), as tcw does.
+// With TiledView::half_cb, k = 4 decodes by the pair table of tcv_decode.cuh (PR), as tcw does, and
+// k = 2 at M <= 4 by the 64-byte table of adjacent element pairs (PR, pair2_lds: its own k-slot map).
 // Numerics equal the mma kernel's: W' = cb * scale in fp32, rounded once to the activation dtype,
-// fp32 accumulation -- except the pair table: W' = rn(rn(cb) * scale), two roundings.
+// fp32 accumulation -- except the pair tables: W' = rn(rn(cb) * scale), two roundings.
 #include <algorithm>
 #include <atomic>
 
@@ -73,7 +74,7 @@ __device__ __forceinline__ void mma_bt(float (&acc)[NT][4], const uint32_t (&a)[
 }  // namespace
 
 // Shared memory of one CTA: the codebook and the k = 2 pair table (256-byte aligned: cb_lds and
-// frag_from_pairs2 form addresses with one PRMT), the 256 decoded absmax codes, and the in-CTA K
+// pair2_lds form addresses with one PRMT), the 256 decoded absmax codes, and the in-CTA K
 // reduction.
 struct TcvSmem {
   alignas(256) float cb[32];
@@ -227,17 +228,17 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
 #pragma unroll
           for (int t = 0; t < NT; ++t) mma16816<ACT>(acc[t], a, word_at(ac[t], 4 * c + s0), word_at(ac[t], 4 * c + s0 + 1));
         }
-        continue;
-      }
-      // Pair table (k = 4): A registers from frag_from_pairs (the bt_* map of k <= 3), B registers
-      // joined as in the byte-table path below.
-      block_nibbles<KB>(wc[0], Tn[0]);
-      block_nibbles<KB>(wc[1], Tn[1]);
+      } else {
+        // Pair table (k = 4): A registers from frag_from_pairs (the bt_* map of k <= 3), B registers
+        // joined as in the byte-table path below.
+        block_nibbles<KB>(wc[0], Tn[0]);
+        block_nibbles<KB>(wc[1], Tn[1]);
 #pragma unroll
-      for (int i = 0; i < tcv::kMmasPerStep; ++i) {
-        uint32_t a[4];
-        frag_from_pairs<ACT>(Tn, sc2, pair_base, i, a);
-        mma_bt<ACT, NT>(acc, a, ac, i);
+        for (int i = 0; i < tcv::kMmasPerStep; ++i) {
+          uint32_t a[4];
+          frag_from_pairs<ACT>(Tn, sc2, pair_base, i, a);
+          mma_bt<ACT, NT>(acc, a, ac, i);
+        }
       }
       continue;
     }
@@ -421,7 +422,10 @@ int tcv_blocks_per_sm() {
 
 template <Act ACT, int KB, bool PR>
 int blocks_per_sm_nt(int64_t M) {
-  return M <= 8 ? tcv_blocks_per_sm<ACT, KB, 1, PR>() : tcv_blocks_per_sm<ACT, KB, 2, PR>();
+  if constexpr (PR && KB == 2)  // the k = 2 table serves M <= kTcvPairs2MaxM only: one n8 tile
+    return tcv_blocks_per_sm<ACT, KB, 1, PR>();
+  else
+    return M <= 8 ? tcv_blocks_per_sm<ACT, KB, 1, PR>() : tcv_blocks_per_sm<ACT, KB, 2, PR>();
 }
 template <Act ACT>
 int blocks_per_sm_k(int64_t M, const TiledView& w) {
@@ -463,7 +467,10 @@ cudaError_t launch_tcv_t(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
 
 template <Act ACT, int KB, bool PR>
 cudaError_t launch_tcv_nt(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
-  return a.M <= 8 ? launch_tcv_t<ACT, KB, 1, PR>(a, p, sk) : launch_tcv_t<ACT, KB, 2, PR>(a, p, sk);
+  if constexpr (PR && KB == 2)  // M <= kTcvPairs2MaxM (tcv_uses_pairs): one n8 tile
+    return a.M <= 8 ? launch_tcv_t<ACT, KB, 1, PR>(a, p, sk) : cudaErrorInvalidValue;
+  else
+    return a.M <= 8 ? launch_tcv_t<ACT, KB, 1, PR>(a, p, sk) : launch_tcv_t<ACT, KB, 2, PR>(a, p, sk);
 }
 
 template <Act ACT>
@@ -508,6 +515,7 @@ cudaError_t launch_grouped_k(const MoeArgs& a) {
 
 }  // namespace
 
+static_assert(kTcvPairs2MaxM <= 8, "the k = 2 pair table is instantiated for one n8 tile only (launch_tcv_nt)");
 bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M) {
   if (w.bits == 2) return w.half_cb && !grouped && M <= kTcvPairs2MaxM;
   if (w.bits != 4 || !w.half_cb) return false;
