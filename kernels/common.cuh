@@ -67,12 +67,18 @@ __device__ __forceinline__ void stage_pairs2(const float* __restrict__ cb, float
   for (int i = threadIdx.x; i < 16; i += blockDim.x) pair_s[i] = make_float2(cb[i & 3], cb[i >> 2]);
 }
 
+// Shared-window address of the entry at byte offset (byte c of `offsets`) in a table of at most 256
+// bytes at the 256-byte aligned address `base`: one PRMT builds the whole address (byte 0 from the
+// offsets, bytes 1..3 from base), with no address add (the compiler adds a run-time base to every
+// index or offset on sm_90: docs/perf-notes.md).
+__device__ __forceinline__ uint32_t table_byte_addr(uint32_t base, uint32_t offsets, int c) {
+  return __byte_perm(offsets, base, 0x7650u + static_cast<uint32_t>(c));
+}
+
 // Codebook entry of byte c of `offsets` (from block_offsets) in a 256-byte aligned shared-memory
-// codebook whose shared-window address is `base`: one PRMT builds the whole address (byte 0 from
-// the offsets, bytes 1..3 from base), so a weight costs PRMT + LDS with no address add (the compiler
-// adds a run-time base to every index or offset on sm_90: docs/perf-notes.md).
+// codebook whose shared-window address is `base` (table_byte_addr): PRMT + LDS per weight.
 __device__ __forceinline__ float cb_lds(uint32_t base, uint32_t offsets, int c) {
-  const uint32_t addr = __byte_perm(offsets, base, 0x7650u + static_cast<uint32_t>(c));
+  const uint32_t addr = table_byte_addr(base, offsets, c);
   float v;
   asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr));
   return v;

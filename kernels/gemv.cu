@@ -206,13 +206,13 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
         }
       }
       if constexpr (PT && KB == 2) {
-        // Adjacent pairs: one PRMT forms the whole address (the table is 256-byte aligned, as cb_lds).
+        // Adjacent pairs: one PRMT forms the whole address (256-byte aligned table: table_byte_addr).
 #pragma unroll
         for (int j = 0; j < kRowsPerLane; ++j)
 #pragma unroll
           for (int s2 = 0; s2 < 4; ++s2) {
             float lo, hi;  // elements 8c + 2 s2 and 8c + 2 s2 + 1
-            const uint32_t addr = __byte_perm(E[j][s2], ptab_lane, 0x7650u + static_cast<uint32_t>(c));
+            const uint32_t addr = table_byte_addr(ptab_lane, E[j][s2], c);
             asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(lo), "=f"(hi) : "r"(addr));
 #pragma unroll
             for (int m = 0; m < MV; ++m) {

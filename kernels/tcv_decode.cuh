@@ -158,7 +158,7 @@ __device__ __forceinline__ void frag_from_pairs(const uint32_t (&T)[2][4], const
 // codes, entry v = (cb[adjacent_pair_lo(v)], cb[adjacent_pair_hi(v)]) rounded to the activation type,
 // one 32-bit word each -- 64 bytes in distinct banks, so a warp's loads never conflict whatever the
 // indices, and no lane copies are needed. The table is 256-byte aligned, so one PRMT forms a whole
-// address (byte 0 from the offsets, bytes 1..3 from the base, as cb_lds). A pair of weights then costs
+// address (table_byte_addr). A pair of weights then costs
 // that PRMT, one shared load and one packed multiply by the block scale, and the pairs are adjacent
 // elements, so the B registers are the activation words as loaded (no PRMT joins). The byte tables
 // of k <= 3 (block_table_pairs, the bt_* map) spend ~2.4 integer-pipe instructions per weight at
@@ -177,7 +177,7 @@ __device__ __forceinline__ void stage_pair_table2(const float* cb_s, uint32_t* t
 // address `base` (256-byte aligned), times the packed block scale sc2.
 template <Act ACT>
 __device__ __forceinline__ uint32_t pair2_lds(uint32_t offsets, uint32_t base, int c, uint32_t sc2) {
-  const uint32_t addr = __byte_perm(offsets, base, 0x7650u + static_cast<uint32_t>(c));
+  const uint32_t addr = table_byte_addr(base, offsets, c);
   uint32_t v;
   asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr));
   return mul2<ACT>(v, sc2);

@@ -50,6 +50,39 @@ void check_all_patterns() {
   CHECK(bad == 0);
 }
 
+// The k = 2 plane inputs of the pair-decode tests: zero and all-ones planes, every single bit,
+// 20,000 random plane pairs from `seed` -- decode(w, out) must give bad_of(w, out) == 0 on all of
+// them -- and planes swapped, which must give mismatches (the check can fail).
+template <class Decode, class BadOf>
+void check_k2_planes(Decode decode, BadOf bad_of, uint64_t seed) {
+  auto check = [&](const uint32_t (&w)[2]) {
+    uint32_t out[4];
+    decode(w, out);
+    return bad_of(w, out);
+  };
+  uint32_t w[2] = {0u, 0u};
+  CHECK(check(w) == 0);
+  w[0] = w[1] = 0xFFFFFFFFu;
+  CHECK(check(w) == 0);
+  for (int b = 0; b < 2; ++b)
+    for (int j = 0; j < 32; ++j) {
+      const uint32_t one[2] = {b == 0 ? 1u << j : 0u, b == 1 ? 1u << j : 0u};
+      CHECK_MESSAGE(check(one) == 0, "plane ", b, " bit ", j);
+    }
+  kbit::Rng rng(seed);
+  int bad = 0;
+  for (int i = 0; i < 20000; ++i) {
+    w[0] = static_cast<uint32_t>(rng.next());
+    w[1] = static_cast<uint32_t>(rng.next());
+    bad += check(w);
+  }
+  CHECK(bad == 0);
+  const uint32_t x[2] = {0x12345678u, 0x9ABCDEF0u}, swapped[2] = {x[1], x[0]};
+  uint32_t out[4];
+  decode(swapped, out);
+  CHECK(bad_of(x, out) > 0);
+}
+
 }  // namespace
 
 TEST_CASE("block_offsets gives 4 * index of every element, k = 2..5") {
@@ -83,33 +116,7 @@ TEST_CASE("block_pair_offsets2 gives 8 * (idx_lo | idx_hi << 2) of every element
       }
     return bad;
   };
-  auto check = [&](const uint32_t (&w)[2]) {
-    uint32_t P[4];
-    kbit::block_pair_offsets2(w, P);
-    return bad_of(w, P);
-  };
-  uint32_t w[2] = {0u, 0u};
-  CHECK(check(w) == 0);
-  w[0] = w[1] = 0xFFFFFFFFu;
-  CHECK(check(w) == 0);
-  for (int b = 0; b < 2; ++b)
-    for (int j = 0; j < 32; ++j) {
-      const uint32_t one[2] = {b == 0 ? 1u << j : 0u, b == 1 ? 1u << j : 0u};
-      CHECK_MESSAGE(check(one) == 0, "plane ", b, " bit ", j);
-    }
-  kbit::Rng rng(0xB1C2);
-  int bad = 0;
-  for (int i = 0; i < 20000; ++i) {
-    w[0] = static_cast<uint32_t>(rng.next());
-    w[1] = static_cast<uint32_t>(rng.next());
-    bad += check(w);
-  }
-  CHECK(bad == 0);
-  // and it can fail: swapped planes give other offsets
-  const uint32_t x[2] = {0x12345678u, 0x9ABCDEF0u}, swapped[2] = {x[1], x[0]};
-  uint32_t P[4];
-  kbit::block_pair_offsets2(swapped, P);
-  CHECK(bad_of(x, P) > 0);
+  check_k2_planes([](const uint32_t (&w)[2], uint32_t (&P)[4]) { kbit::block_pair_offsets2(w, P); }, bad_of, 0xB1C2);
 }
 
 TEST_CASE("block_adjacent_pairs2: byte c of Q[s] codes the pair at element 8c + 2s, k = 2") {
@@ -128,33 +135,8 @@ TEST_CASE("block_adjacent_pairs2: byte c of Q[s] codes the pair at element 8c + 
         }
       return bad;
     };
-    auto check = [&](const uint32_t (&w)[2]) {
-      uint32_t Q[4];
-      kbit::block_adjacent_pairs2<kEntry>(w, Q);
-      return bad_of(w, Q);
-    };
-    uint32_t w[2] = {0u, 0u};
-    CHECK(check(w) == 0);
-    w[0] = w[1] = 0xFFFFFFFFu;
-    CHECK(check(w) == 0);
-    for (int b = 0; b < 2; ++b)
-      for (int j = 0; j < 32; ++j) {
-        const uint32_t one[2] = {b == 0 ? 1u << j : 0u, b == 1 ? 1u << j : 0u};
-        CHECK_MESSAGE(check(one) == 0, "plane ", b, " bit ", j);
-      }
-    kbit::Rng rng(0xA0B1);
-    int bad = 0;
-    for (int i = 0; i < 20000; ++i) {
-      w[0] = static_cast<uint32_t>(rng.next());
-      w[1] = static_cast<uint32_t>(rng.next());
-      bad += check(w);
-    }
-    CHECK(bad == 0);
-    // and it can fail: swapped planes give other codes
-    const uint32_t x[2] = {0x12345678u, 0x9ABCDEF0u}, swapped[2] = {x[1], x[0]};
-    uint32_t Q[4];
-    kbit::block_adjacent_pairs2<kEntry>(swapped, Q);
-    CHECK(bad_of(x, Q) > 0);
+    check_k2_planes([](const uint32_t (&w)[2], uint32_t (&Q)[4]) { kbit::block_adjacent_pairs2<kEntry>(w, Q); },
+                    bad_of, 0xA0B1);
   };
   run(std::integral_constant<int, 4>{});  // tcv's 16-bit pair table
   run(std::integral_constant<int, 8>{});  // gemv's float2 pair table

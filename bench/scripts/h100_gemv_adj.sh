@@ -23,12 +23,4 @@ s "verify --quick k2 gemv,tcv,automatic (KBIT_GEMV2_ARM=adj) rc=$? after $((SECO
 B="${ADJ_B:---M 1,2,3,4 --bits 2 --dtypes f16}"
 arm_setup() { KERNELS=gemv; ENV=KBIT_GEMV2_ARM=$1; [ "$1" = base ] && KERNELS=gemv,tcv; }
 REPS=${ADJ_REPS:-3} MIN_LEFT=20 bench_rotation gemvadj base adj
-if [ "$(left)" -gt 30 ]; then
-  G=dense/llama-3-70b.mlp.gate_up/N57344.K8192
-  for arm in base adj; do
-    mkdir -p "$W/ncu-$arm"
-    KBIT_GEMV2_ARM=$arm OUT=$W/ncu-$arm CASES="$G/M1/k2/f16/gemv" timeout $(( $(left) / 2 )) \
-      bash bench/scripts/h100_pipe_util.sh > "$W/ncu-$arm.log" 2>&1
-    s "ncu $arm rc=$? after $((SECONDS - T0)) s"
-  done
-fi
+ncu_pipe_arms 30 KBIT_GEMV2_ARM dense/llama-3-70b.mlp.gate_up/N57344.K8192/M1/k2/f16/gemv base adj

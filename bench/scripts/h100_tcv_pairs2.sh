@@ -22,12 +22,4 @@ s "verify --quick k2 tcv,automatic rc=$? after $((SECONDS - T0)) s"; tail -6 "$W
 B="${P2_B:---M 1,2,4,8,16 --bits 2 --dtypes f16}"
 arm_setup() { KERNELS=tcv; ENV=KBIT_TCV2_ARM=$1; [ "$1" = bt ] && KERNELS=tcv,gemv; }
 REPS=${P2_REPS:-2} MIN_LEFT=20 bench_rotation tcvpairs2 p2 bt
-if [ "$(left)" -gt 40 ]; then
-  G=dense/llama-3-70b.mlp.gate_up/N57344.K8192
-  for arm in p2 bt; do
-    mkdir -p "$W/ncu-$arm"
-    KBIT_TCV2_ARM=$arm OUT=$W/ncu-$arm CASES="$G/M1/k2/f16/tcv" timeout $(( $(left) / 2 )) \
-      bash bench/scripts/h100_pipe_util.sh > "$W/ncu-$arm.log" 2>&1
-    s "ncu $arm rc=$? after $((SECONDS - T0)) s"
-  done
-fi
+ncu_pipe_arms 40 KBIT_TCV2_ARM dense/llama-3-70b.mlp.gate_up/N57344.K8192/M1/k2/f16/tcv p2 bt

@@ -76,6 +76,22 @@ bench_rotation() {
   done
 }
 
+# ncu_pipe_arms MIN_LEFT VAR CASE ARM...: when more than MIN_LEFT seconds of the budget are left,
+# bench/scripts/h100_pipe_util.sh (ncu pipes and stalls) on the kbit-verify case CASE once per ARM,
+# with VAR=ARM in its environment, into $W/ncu-ARM/ (log $W/ncu-ARM.log), each under half the budget
+# left; its rc in the summary.
+ncu_pipe_arms() {
+  local min=$1 var=$2 case=$3 arm
+  shift 3
+  [ "$(left)" -gt "$min" ] || return 0
+  for arm in "$@"; do
+    mkdir -p "$W/ncu-$arm"
+    env "$var=$arm" OUT="$W/ncu-$arm" CASES="$case" timeout $(( $(left) / 2 )) \
+      bash bench/scripts/h100_pipe_util.sh > "$W/ncu-$arm.log" 2>&1
+    s "ncu $arm rc=$? after $((SECONDS - T0)) s"
+  done
+}
+
 # moe_catalogue DIR: DIR/data/shapes.json = the shapes catalogue with only the MoE projections
 # (experts > 1) of the models that have any; SHAPES points at it, so bench_rotation benches those alone.
 moe_catalogue() {
