@@ -154,8 +154,9 @@ int weight_roundings(Kernel kernel, const TiledView& w, int64_t M) {
   if (kernel == Kernel::tcv) return detail::tcv_uses_pairs(w, false, M) ? 2 : 1;
   return kernel == Kernel::tcw && detail::tcw_uses_pairs(w) ? 2 : 1;
 }
-int moe_weight_roundings(MoeKernel kernel, const TiledView& w) {
-  if (kernel == MoeKernel::grouped_tcv) return detail::tcv_uses_pairs(w, true, 0) ? 2 : 1;
+int moe_weight_roundings(MoeKernel kernel, const TiledView& w, int64_t total_rows, int max_rows_hint) {
+  if (kernel == MoeKernel::grouped_tcv)
+    return detail::tcv_uses_pairs(w, true, detail::moe_rows_hint(w.E, total_rows, max_rows_hint)) ? 2 : 1;
   if (kernel == MoeKernel::grouped_tcw) return detail::tcw_uses_pairs(w) ? 2 : 1;
   return 1;
 }
@@ -390,7 +391,7 @@ MoeKernel choose_moe(int64_t total_rows, const TiledView& w, bool tcw) {
   // Without it: with the k = 4 pair table grouped_tcv also wins at 32 mean rows (GLM-4.7-Flash
   // experts at M = 512, 2048 routed rows over 64 experts: gate_up 370.6 vs 417.7 us, down 192.4 vs
   // 213.2; record at 6b74702); more rows per expert were not measured.
-  const int64_t tcv_rows = detail::tcv_uses_pairs(w, true, 0) ? 32 : 16;
+  const int64_t tcv_rows = w.bits == 4 && detail::tcv_uses_pairs(w, true, mean) ? 32 : 16;
   return mean <= tcv_rows ? MoeKernel::grouped_tcv : MoeKernel::grouped_mma;
 }
 }  // namespace
@@ -416,8 +417,7 @@ Status moe_linear(const MoeArgs& a) {
   if (a.total_rows == 0) return ok();
   MoeArgs b = a;
   b.pdl = a.pdl && detail::device_has_pdl();  // the launchers follow b.pdl as it is
-  if (b.max_rows_per_expert_hint <= 0)
-    b.max_rows_per_expert_hint = static_cast<int>(detail::moe_mean_rows(a.w.E, a.total_rows));
+  b.max_rows_per_expert_hint = static_cast<int>(detail::moe_rows_hint(a.w.E, a.total_rows, a.max_rows_per_expert_hint));
   // The workspace, as in linear(): automatic falls back to a kernel that needs none when the
   // caller gave too little (or a misaligned one); an explicit kernel is refused.
   auto workspace_ok = [&](size_t need) {

@@ -452,6 +452,11 @@ inline int64_t moe_mean_rows(int64_t E, int64_t total_rows) {
   const int64_t m = E < total_rows ? E : total_rows, active = m > 1 ? m : 1;
   return (total_rows + active - 1) / active;
 }
+// MoeArgs::max_rows_per_expert_hint as moe_linear hands it to the launchers: the caller's, or the
+// mean rows per active expert where the caller gave none.
+inline int64_t moe_rows_hint(int64_t E, int64_t total_rows, int hint) {
+  return hint > 0 ? hint : moe_mean_rows(E, total_rows);
+}
 inline int64_t moe_max_items(int64_t E, int64_t total_rows, int chunk) {
   return (E < total_rows ? E : total_rows) + total_rows / chunk;
 }

@@ -56,8 +56,9 @@ inline constexpr double kTcvPairsMinWeights = 32.0e6;
 // two roundings as well) where half_cb holds and M <= kTcvPairs2MaxM: H100, against the byte
 // tables in the same runs (bench/results/2026-11-26-h100-tcvpairs2, 27 catalogue shapes) 1.125 /
 // 1.114 / 1.074 geomean at M = 1 / 2 / 4 (Llama-3-70B gate_up M = 1 110.9 -> 87.1 us, down 67.1 ->
-// 48.9), but 0.986 / 0.979 at M = 8 / 16 (0.90-1.12). The grouped kernel keeps the byte tables.
-// M: the dense call's rows (any value for grouped).
+// 48.9), but 0.986 / 0.979 at M = 8 / 16 (0.90-1.12). The grouped kernel takes it by the same rule
+// on its rows per expert. M: the dense call's rows; for the grouped kernel
+// MoeArgs::max_rows_per_expert_hint as moe_linear fills it (moe_rows_hint).
 inline constexpr int64_t kTcvPairs2MaxM = 4;
 bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M);
 // Whether tcv's plan runs this case in one pass where it would split K across more CTAs than SMs

@@ -27,6 +27,7 @@
 // fp32 accumulation -- except the pair tables: W' = rn(rn(cb) * scale), two roundings.
 #include <algorithm>
 #include <atomic>
+#include <type_traits>
 
 #include <cooperative_groups.h>
 
@@ -118,8 +119,9 @@ __device__ __forceinline__ void tcv_each(const TcvLane& L, int64_t N, int M, F&&
 // [0, M) of A (M <= 8 NT). On return the ks == 0 warps hold the CTA's sums in acc.
 // PR (k = 4, TiledView::half_cb): the pair-table decode (tcv_decode.cuh) from `pairs`, a 32 KB
 // dynamic shared-memory table this function stages while the first step's weights are in flight;
-// at k = 2 the 64-byte table sm.pairs2 of adjacent element pairs (pair2_lds).
-template <Act ACT, int KB, int NT, bool PR, bool LATE, class Stage>
+// at k = 2 the 64-byte table sm.pairs2 of adjacent element pairs (pair2_lds). VEC (the grouped
+// kernel): the k = 4 table by stage_pair_table_vec, fully unrolled.
+template <Act ACT, int KB, int NT, bool PR, bool LATE, bool VEC, class Stage>
 __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits<ACT>::T* __restrict__ A, int M,
                                          const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
                                          int64_t N, int64_t K, const TcvLane& L, int kw, int64_t sb, int64_t se,
@@ -179,7 +181,10 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
       stage_pair_table2<ACT>(sm.cb, sm.pairs2);
       pair_base = static_cast<uint32_t>(__cvta_generic_to_shared(sm.pairs2));
     } else {
-      stage_pair_table<ACT>(sm.cb, pairs);
+      if constexpr (VEC)
+        stage_pair_table_vec<ACT, kTcvThreads, kPairTableBytes / 16 / kTcvThreads>(sm.cb, pairs);
+      else
+        stage_pair_table<ACT>(sm.cb, pairs);
       pair_base = static_cast<uint32_t>(__cvta_generic_to_shared(pairs)) + 4 * (threadIdx.x % 32);
     }
     __syncthreads();
@@ -318,7 +323,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   int64_t sb, se;
   slice_range(tcv_steps(w.K), sk.splits, blockIdx.y, sb, se);
   float acc[NT][4];
-  tcv_tile<ACT, KB, NT, PR, LB>(stage, A, M, w.packed, w.absmax, N, w.K, L, kw, sb, se, sm, tcv_pair_table, acc);
+  tcv_tile<ACT, KB, NT, PR, LB, false>(stage, A, M, w.packed, w.absmax, N, w.K, L, kw, sb, se, sm, tcv_pair_table, acc);
   if constexpr (!LB) pdl_launch_dependents();
 
   if (sk.splits == 1) {
@@ -396,7 +401,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   const TcvLane L(blockIdx.y, kw);
   const int64_t N = w.N;
   float acc[NT][4];
-  tcv_tile<ACT, KB, NT, PR, false>([] {}, A + static_cast<int64_t>(item.row0) * w.K, item.rows,
+  tcv_tile<ACT, KB, NT, PR, false, true>([] {}, A + static_cast<int64_t>(item.row0) * w.K, item.rows,
                             w.packed + item.expert * w.expert_words(), w.absmax + item.expert * w.expert_absmax(), N,
                             w.K, L, kw, 0, tcv_steps(w.K), sm, tcv_pair_table, acc);
   pdl_launch_dependents();  // after the main loop, as the busy dense plans
@@ -493,31 +498,39 @@ cudaError_t launch_grouped_t(const MoeArgs& a, int kw) {
 
 // Grouped: rows per work item from the expected rows per active expert (8 or 16); K split inside
 // the CTA (kw) until the work items x row tiles fill the resident slots, each warp >= 1 step.
+// The k = 2 pair table serves up to kTcvPairs2MaxM rows per expert (tcv_uses_pairs): one n8 tile.
 template <Act ACT, int KB, bool PR>
 cudaError_t launch_grouped_nt(const MoeArgs& a) {
-  const bool nt2 = a.max_rows_per_expert_hint > 8;
-  const int per_sm = nt2 ? tcv_blocks_per_sm<ACT, KB, 2, PR>() : tcv_blocks_per_sm<ACT, KB, 1, PR>();
-  const int64_t slots = static_cast<int64_t>(per_sm) * device_sm_count();
-  const int64_t items = std::max<int64_t>(1, std::min<int64_t>(a.w.E, a.total_rows));  // expected active
-  const int64_t steps = tcv_steps(a.w.K);
-  int kw = 1;
-  while (kw < 4 && 2 * kw <= steps && items * ((a.w.N + tcv_rows_per_cta(kw) - 1) / tcv_rows_per_cta(kw)) < slots)
-    kw *= 2;
-  return nt2 ? launch_grouped_t<ACT, KB, 2, PR>(a, kw) : launch_grouped_t<ACT, KB, 1, PR>(a, kw);
+  auto run = [&](auto nt) {
+    constexpr int NT = decltype(nt)::value;
+    const int64_t slots = static_cast<int64_t>(tcv_blocks_per_sm<ACT, KB, NT, PR>()) * device_sm_count();
+    const int64_t items = std::max<int64_t>(1, std::min<int64_t>(a.w.E, a.total_rows));  // expected active
+    const int64_t steps = tcv_steps(a.w.K);
+    int kw = 1;
+    while (kw < 4 && 2 * kw <= steps && items * ((a.w.N + tcv_rows_per_cta(kw) - 1) / tcv_rows_per_cta(kw)) < slots)
+      kw *= 2;
+    return launch_grouped_t<ACT, KB, NT, PR>(a, kw);
+  };
+  if constexpr (PR && KB == 2)
+    return a.max_rows_per_expert_hint <= 8 ? run(std::integral_constant<int, 1>{}) : cudaErrorInvalidValue;
+  else
+    return a.max_rows_per_expert_hint > 8 ? run(std::integral_constant<int, 2>{}) : run(std::integral_constant<int, 1>{});
 }
 
 template <Act ACT>
 cudaError_t launch_grouped_k(const MoeArgs& a) {
-  if (tcv_uses_pairs(a.w, true, 0)) return launch_grouped_nt<ACT, 4, true>(a);
+  if (tcv_uses_pairs(a.w, true, a.max_rows_per_expert_hint))
+    return a.w.bits == 2 ? launch_grouped_nt<ACT, 2, true>(a) : launch_grouped_nt<ACT, 4, true>(a);
   return with_bits(a.w.bits, cudaErrorInvalidValue,
                    [&](auto kb) { return launch_grouped_nt<ACT, decltype(kb)::value, false>(a); });
 }
 
 }  // namespace
 
-static_assert(kTcvPairs2MaxM <= 8, "the k = 2 pair table is instantiated for one n8 tile only (launch_tcv_nt)");
+static_assert(kTcvPairs2MaxM <= 8,
+              "the k = 2 pair table is instantiated for one n8 tile only (launch_tcv_nt, launch_grouped_nt)");
 bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M) {
-  if (w.bits == 2) return w.half_cb && !grouped && M <= kTcvPairs2MaxM;
+  if (w.bits == 2) return w.half_cb && M <= kTcvPairs2MaxM;
   if (w.bits != 4 || !w.half_cb) return false;
   if (grouped || g_tcv_force_pairs.load(std::memory_order_relaxed) == 1) return true;
   return static_cast<double>(w.N) * static_cast<double>(w.K) >= kTcvPairsMinWeights;

@@ -111,12 +111,37 @@ __device__ __forceinline__ void table_pairs(const uint32_t (&wc)[2][KB], const f
 inline constexpr int kPairTableBytes = 256 * 32 * 4;
 
 // Stage the table from the fp32 codebook in shared memory; caller synchronises before and after.
+// The dense tcv and grouped_tcw stage it so (stage_pair_table_vec below measured slower or was not
+// measured there).
 template <Act ACT>
 __device__ __forceinline__ void stage_pair_table(const float* cb_s, uint4* table) {
   for (int i = threadIdx.x; i < kPairTableBytes / 16; i += blockDim.x) {
     const int e = i / 8;  // 8 uint4 = 32 words per entry
     const uint32_t v = pack2<ACT>(cb_s[e & 15], cb_s[e >> 4]);
     table[i] = make_uint4(v, v, v, v);
+  }
+}
+
+// The same table, staged by all kThreads threads of the CTA (a multiple of 128 dividing 2048) with
+// ~4 instructions per 16-byte vector where the loop above takes ~19: thread t stores the vectors
+// t + kThreads j (consecutive threads, consecutive vectors: no bank conflict), whose entries
+// e = t / 8 + (kThreads / 8) j share the low nibble (t / 8) % 16, so the thread reads that codebook
+// entry once and one more per vector. ncu source counters of grouped tcv on Qwen3-Coder-Next
+// experts.gate_up at M = 1 put 16% of its instructions in the loop above. H100, same calls
+// (bench/results/2026-11-26-h100-stage): grouped tcv fully unrolled (kUnroll 16: ptxas then issues
+// the first weight loads after the table) 1.113 / 1.078 / 1.070 / 1.030 / 1.055 geomean at M = 1 /
+// 2 / 4 / 8 / 16 tokens, k = 4, unrolled by 4 only 1.041 .. 0.961; tcw unrolled by 4 1.010 (fully:
+// 0.993); the dense tcv lost with either (Llama-3-8B gate_up M = 16 0.88x, cause not found: same
+// registers, the same step loop give or take 6 instructions), so it keeps the loop above.
+template <Act ACT, int kThreads, int kUnroll>
+__device__ __forceinline__ void stage_pair_table_vec(const float* cb_s, uint4* table) {
+  static_assert(kThreads % 128 == 0 && (kPairTableBytes / 16) % kThreads == 0, "threads per CTA");
+  const int t = threadIdx.x;
+  const float lo = cb_s[(t / 8) % 16];
+#pragma unroll kUnroll
+  for (int j = 0; j < kPairTableBytes / 16 / kThreads; ++j) {
+    const uint32_t v = pack2<ACT>(lo, cb_s[t / 128 + (kThreads / 128) * j]);  // entry e: e >> 4
+    table[t + kThreads * j] = make_uint4(v, v, v, v);
   }
 }
 

@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
   uint32_t pair_base = 0;  // PR: this lane's word of the pair table's rows
   if constexpr (PR) {
-    stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
+    stage_pair_table_vec<ACT, kTcwThreads, 4>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
     pair_base = smem_addr(tiles + Cfg::kSmem) + 4 * lane;
     __syncthreads();
   }
@@ -375,7 +375,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     // k = 4 with the pair table: the half steps of the k >= 4 loop below, fragments by frag_from_pairs.
     // The table is staged while the first step's weights are in flight (CTAs of small shapes run
     // 2-4 steps: staged before the fetch it cost them 0.1-0.6 us, bench/results/2026-11-25-h100-pairs).
-    stage_pair_table<ACT>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
+    stage_pair_table_vec<ACT, kTcwThreads, 4>(sm.cb, reinterpret_cast<uint4*>(tiles + Cfg::kSmem));
     __syncthreads();
     uint32_t a0[4][4], a1[4][4];
     for (int s = sb32; s < se32; ++s) {

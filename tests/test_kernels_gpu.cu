@@ -641,6 +641,62 @@ TEST_CASE("gpu: tcw's and tcv's k = 4 and k = 2 decodes give the documented W' b
   }
 }
 
+TEST_CASE("gpu: grouped_tcv's k = 4 and k = 2 decodes give the W' moe_weight_roundings names (one-hot activations)") {
+  // As the dense one-hot test, through moe_linear: two experts of R rows each, row m of either
+  // expert the unit vector e_(k0 + m), so C[row, n] = W'_e[n, k0 + m] as the kernel rounded it. With
+  // half_cb the k = 4 pair table runs at any R, the k = 2 one up to kTcvPairs2MaxM rows per expert
+  // (no hint given: moe_linear takes the mean, R); above it and without half_cb, one rounding.
+  uint64_t seed = 7300;
+  const int64_t E = 2, N = 72, K = 160;  // K % 128 = 32: a half-empty last k-tile
+  for (int bits : {4, 2}) {
+    const QuantizedTensor q = random_weights(bits, E, N, K, seed++);
+    REQUIRE(q.view().half_cb);
+    for (int64_t R : {int64_t{1}, int64_t{2}, gpu::detail::kTcvPairs2MaxM, int64_t{8}})
+      for (Act act : {Act::f16, Act::bf16}) {
+        int64_t differ = 0;
+        for (bool half_cb : {true, false}) {
+          DeviceWeights w(q);
+          w.view.half_cb = half_cb;
+          const bool pairs = gpu::moe_weight_roundings(gpu::MoeKernel::grouped_tcv, w.view, E * R, 0) == 2;
+          const bool want_table = half_cb && (bits == 4 || R <= gpu::detail::kTcvPairs2MaxM);
+          CHECK_MESSAGE(pairs == want_table, "grouped_tcv k=", bits, " R=", R, " half_cb=", half_cb,
+                        ": moe_weight_roundings says ", pairs ? 2 : 1);
+          const std::vector<int64_t> off = {0, R, 2 * R};
+          int64_t bad = 0;
+          for (int64_t k0 = 0; k0 < K; k0 += R) {
+            const int64_t M = std::min(R, K - k0);  // one-hot rows of this launch; the rest stay zero
+            std::vector<float> A(size_t(E * R * K), 0.0f);
+            for (int64_t e = 0; e < E; ++e)
+              for (int64_t m = 0; m < M; ++m) A[size_t((e * R + m) * K + k0 + m)] = 1.0f;
+            std::vector<uint16_t> got;
+            run_moe(gpu::MoeKernel::grouped_tcv, act, w, to_act(act, A), off, got);
+            for (int64_t e = 0; e < E; ++e)
+              for (int64_t n = 0; n < N; ++n)
+                for (int64_t m = 0; m < M; ++m) {
+                  const int64_t k = k0 + m;
+                  const float cb = q.codebook_stored[size_t(q.view().index_at(e, n, k))];
+                  const float dec = e4m4_decode(q.view().absmax_at(e, n, k / kBlockSize));
+                  const uint16_t want_pairs = to_act(act, from_act(act, to_act(act, cb)) * dec);
+                  const uint16_t want_offsets = to_act(act, cb * dec);
+                  const uint16_t want = pairs ? want_pairs : want_offsets;
+                  differ += pairs && from_act(act, want_pairs) != from_act(act, want_offsets);
+                  const uint16_t g = got[size_t((e * R + m) * N + n)];
+                  if (from_act(act, g) != from_act(act, want) && bad++ < 3)
+                    CHECK_MESSAGE(false, "grouped_tcv", (pairs ? " pair table " : " one rounding "), act_name(act),
+                                  " k=", bits, " R=", R, ": W'_", e, "[", n, ", ", k, "] = ", from_act(act, g), " want ",
+                                  from_act(act, want));
+                }
+          }
+          CHECK_MESSAGE(bad == 0, "grouped_tcv", (pairs ? " pair table " : " one rounding "), act_name(act), " k=", bits,
+                        " R=", R, ": ", bad, " of ", E * N * K, " weights differ");
+        }
+        if (bits == 4 || R <= gpu::detail::kTcvPairs2MaxM)
+          CHECK_MESSAGE(differ > 0, "the two roundings agree everywhere at k=", bits, " R=", R,
+                        ": the test cannot tell them apart");
+      }
+  }
+}
+
 TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") {
   std::vector<gpu::MoeKernel> kernels = {gpu::MoeKernel::v0, gpu::MoeKernel::grouped_gemv, gpu::MoeKernel::grouped_tcv,
                                          gpu::MoeKernel::grouped_mma, gpu::MoeKernel::automatic};

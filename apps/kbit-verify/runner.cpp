@@ -583,7 +583,7 @@ struct Runner::Impl {
     // The tolerance of the kernel that ran (automatic: the one dispatch chose).
     const std::string& ran = c.kernel == "automatic" ? o.chosen : c.kernel;
     const int w_roundings = c.family == Family::dense ? gpu::weight_roundings(dense_kernel(ran), d_real.view, c.M)
-                                                      : gpu::moe_weight_roundings(moe_kernel(ran), d_real.view);
+                                                      : gpu::moe_weight_roundings(moe_kernel(ran), d_real.view, rows, int(plan.max_rows));
     const Tolerance tol = Tolerance::derive(c.dtype, c.K, w_roundings);
     const int th = opt.threads;
     std::vector<float> got = download(C.data(), rows * N, c.dtype, th);
