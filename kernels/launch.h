@@ -60,6 +60,14 @@ inline constexpr double kTcvPairsMinWeights = 32.0e6;
 // on its rows per expert. M: the dense call's rows; for the grouped kernel
 // MoeArgs::max_rows_per_expert_hint as moe_linear fills it (moe_rows_hint).
 inline constexpr int64_t kTcvPairs2MaxM = 4;
+// k = 3 decodes by the k = 4 table's first 128 rows (tcv_decode.cuh: kPairTableRows; block_nibbles<3>
+// codes are < 8), with half_cb: the grouped kernel always, the dense one from kTcvPairsMinWeights at
+// M <= kTcvPairs3MaxM. H100, against the byte tables in the same runs
+// (bench/results/2026-11-26-h100-k3pairs): grouped 1.10-1.17x geomean at M = 1..16 tokens (Qwen3
+// experts.gate_up M = 1 11.6 -> 9.6 us); dense on the 32 M+ shapes 1.04-1.13x at M = 1..4 (Llama-3-70B
+// gate_up M = 4 127.7 -> 117.1), but 0.92-0.97x on 1-17 M shapes and 0.92-0.97x at M = 8 (geomean
+// 0.947 / 0.915 at M = 8 / 16).
+inline constexpr int64_t kTcvPairs3MaxM = 4;
 bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M);
 // Whether tcv's plan runs this case in one pass where it would split K across more CTAs than SMs
 // (<= 4 steps per warp; TcvPlan::short_k): the shapes where it beats gemv and tcw (dispatch).
@@ -67,9 +75,9 @@ bool tcv_short_k_pass(int64_t M, const TiledView& w, Act act);
 // Whether tcv's plan is one of its latency plans: the one pass above, or a cluster split-K grid of
 // at most one CTA per SM (TcvPlan::cluster on small weights).
 bool tcv_latency_plan(int64_t M, const TiledView& w, Act act);
-// Tests only: 1 makes the dense tcv take the k = 4 pair table whatever the size (small shapes then
-// exercise it; k = 2 follows its M rule either way), 0 restores the size rule. Applies to the whole
-// process.
+// Tests only: 1 makes the dense tcv take the k = 4 pair table (k = 3: at M <= kTcvPairs3MaxM)
+// whatever the size (small shapes then exercise it; k = 2 follows its M rule either way), 0 restores
+// the size rule. Applies to the whole process.
 void tcv_force_pairs(int mode);
 
 // Tensor-core GEMM on wgmma (sm_90a builds on sm_90 devices only: launch only where

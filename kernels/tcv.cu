@@ -174,7 +174,7 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
 #pragma unroll
   for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
   if constexpr (!LATE) fetch(step);
-  static_assert(!PR || KB == 2 || KB == 4, "pair tables for k = 2 and 4");
+  static_assert(!PR || (KB >= 2 && KB <= 4), "pair tables for k = 2, 3 and 4");
   uint32_t pair_base = 0;  // PR: this lane's word of each table row (k = 4), the table (k = 2)
   if constexpr (PR) {
     if constexpr (KB == 2) {
@@ -182,9 +182,9 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
       pair_base = static_cast<uint32_t>(__cvta_generic_to_shared(sm.pairs2));
     } else {
       if constexpr (VEC)
-        stage_pair_table_vec<ACT, kTcvThreads, kPairTableBytes / 16 / kTcvThreads>(sm.cb, pairs);
+        stage_pair_table_vec<ACT, kTcvThreads, kPairTableRows<KB> * 8 / kTcvThreads, KB>(sm.cb, pairs);
       else
-        stage_pair_table<ACT>(sm.cb, pairs);
+        stage_pair_table<ACT, KB>(sm.cb, pairs);
       pair_base = static_cast<uint32_t>(__cvta_generic_to_shared(pairs)) + 4 * (threadIdx.x % 32);
     }
     __syncthreads();
@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
                TiledView w, SplitK sk, int kw) {
   using Tr = ActTraits<ACT>;
   __shared__ TcvSmem sm;
-  extern __shared__ uint4 tcv_pair_table[];  // PR at k = 4: kPairTableBytes
+  extern __shared__ uint4 tcv_pair_table[];  // PR at k = 3, 4: tcv_dyn_smem
   auto stage = [&] {
     stage_codebook<KB>(w.codebook, sm.cb);
     stage_scales(sm.scale);
@@ -384,7 +384,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
                        const int32_t* offsets, TiledView w, int kw) {
   using Tr = ActTraits<ACT>;
   __shared__ TcvSmem sm;
-  extern __shared__ uint4 tcv_pair_table[];  // PR at k = 4: kPairTableBytes
+  extern __shared__ uint4 tcv_pair_table[];  // PR at k = 3, 4: tcv_dyn_smem
   // The codebook is loaded before the wait -- it is part of the weights, which the work before
   // does not write (MoeArgs::pdl) -- and stored at the offsets scan's first barrier, so its round
   // trip overlaps the scan's; the scales are decoded meanwhile
@@ -417,7 +417,9 @@ std::atomic<int> g_tcv_force_pairs{0};  // tcv_force_pairs (tests)
 
 // The dense kernel's choice of decode at this M (launch.h: tcv_uses_pairs).
 bool tcv_pairs(const TiledView& w, int64_t M) { return tcv_uses_pairs(w, false, M); }
-constexpr int tcv_dyn_smem(int kb, bool pr) { return pr && kb == 4 ? kPairTableBytes : 0; }
+constexpr int tcv_dyn_smem(int kb, bool pr) {
+  return pr && kb == 4 ? kPairTableRows<4> * 128 : pr && kb == 3 ? kPairTableRows<3> * 128 : 0;
+}
 
 template <Act ACT, int KB, int NT, bool PR>
 int tcv_blocks_per_sm() {
@@ -427,7 +429,7 @@ int tcv_blocks_per_sm() {
 
 template <Act ACT, int KB, bool PR>
 int blocks_per_sm_nt(int64_t M) {
-  if constexpr (PR && KB == 2)  // the k = 2 table serves M <= kTcvPairs2MaxM only: one n8 tile
+  if constexpr (PR && KB <= 3)  // the dense k = 2, 3 tables serve M <= 4 only: one n8 tile
     return tcv_blocks_per_sm<ACT, KB, 1, PR>();
   else
     return M <= 8 ? tcv_blocks_per_sm<ACT, KB, 1, PR>() : tcv_blocks_per_sm<ACT, KB, 2, PR>();
@@ -435,7 +437,8 @@ int blocks_per_sm_nt(int64_t M) {
 template <Act ACT>
 int blocks_per_sm_k(int64_t M, const TiledView& w) {
   const int k = w.bits >= 2 && w.bits <= 4 ? w.bits : 5;  // as a workspace query may see any bits
-  if (tcv_pairs(w, M)) return k == 2 ? blocks_per_sm_nt<ACT, 2, true>(M) : blocks_per_sm_nt<ACT, 4, true>(M);
+  if (tcv_pairs(w, M))
+    return k == 2 ? blocks_per_sm_nt<ACT, 2, true>(M) : k == 3 ? blocks_per_sm_nt<ACT, 3, true>(M) : blocks_per_sm_nt<ACT, 4, true>(M);
   return with_bits(k, 1, [&](auto kb) { return blocks_per_sm_nt<ACT, decltype(kb)::value, false>(M); });
 }
 
@@ -472,7 +475,7 @@ cudaError_t launch_tcv_t(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
 
 template <Act ACT, int KB, bool PR>
 cudaError_t launch_tcv_nt(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
-  if constexpr (PR && KB == 2)  // M <= kTcvPairs2MaxM (tcv_uses_pairs): one n8 tile
+  if constexpr (PR && KB <= 3)  // M <= kTcvPairs2MaxM, kTcvPairs3MaxM (tcv_uses_pairs): one n8 tile
     return a.M <= 8 ? launch_tcv_t<ACT, KB, 1, PR>(a, p, sk) : cudaErrorInvalidValue;
   else
     return a.M <= 8 ? launch_tcv_t<ACT, KB, 1, PR>(a, p, sk) : launch_tcv_t<ACT, KB, 2, PR>(a, p, sk);
@@ -480,7 +483,10 @@ cudaError_t launch_tcv_nt(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
 
 template <Act ACT>
 cudaError_t launch_tcv_k(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
-  if (tcv_pairs(a.w, a.M)) return a.w.bits == 2 ? launch_tcv_nt<ACT, 2, true>(a, p, sk) : launch_tcv_nt<ACT, 4, true>(a, p, sk);
+  if (tcv_pairs(a.w, a.M))
+    return a.w.bits == 2   ? launch_tcv_nt<ACT, 2, true>(a, p, sk)
+           : a.w.bits == 3 ? launch_tcv_nt<ACT, 3, true>(a, p, sk)
+                           : launch_tcv_nt<ACT, 4, true>(a, p, sk);
   return with_bits(a.w.bits, cudaErrorInvalidValue,
                    [&](auto kb) { return launch_tcv_nt<ACT, decltype(kb)::value, false>(a, p, sk); });
 }
@@ -520,19 +526,24 @@ cudaError_t launch_grouped_nt(const MoeArgs& a) {
 template <Act ACT>
 cudaError_t launch_grouped_k(const MoeArgs& a) {
   if (tcv_uses_pairs(a.w, true, a.max_rows_per_expert_hint))
-    return a.w.bits == 2 ? launch_grouped_nt<ACT, 2, true>(a) : launch_grouped_nt<ACT, 4, true>(a);
+    return a.w.bits == 2   ? launch_grouped_nt<ACT, 2, true>(a)
+           : a.w.bits == 3 ? launch_grouped_nt<ACT, 3, true>(a)
+                           : launch_grouped_nt<ACT, 4, true>(a);
   return with_bits(a.w.bits, cudaErrorInvalidValue,
                    [&](auto kb) { return launch_grouped_nt<ACT, decltype(kb)::value, false>(a); });
 }
 
 }  // namespace
 
-static_assert(kTcvPairs2MaxM <= 8,
-              "the k = 2 pair table is instantiated for one n8 tile only (launch_tcv_nt, launch_grouped_nt)");
+static_assert(kTcvPairs2MaxM <= 8 && kTcvPairs3MaxM <= 8,
+              "the dense k = 2, 3 and grouped k = 2 tables are instantiated for one n8 tile only (launch_tcv_nt, "
+              "launch_grouped_nt)");
 bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M) {
   if (w.bits == 2) return w.half_cb && M <= kTcvPairs2MaxM;
-  if (w.bits != 4 || !w.half_cb) return false;
-  if (grouped || g_tcv_force_pairs.load(std::memory_order_relaxed) == 1) return true;
+  if ((w.bits != 3 && w.bits != 4) || !w.half_cb) return false;
+  if (grouped) return true;
+  if (w.bits == 3 && M > kTcvPairs3MaxM) return false;
+  if (g_tcv_force_pairs.load(std::memory_order_relaxed) == 1) return true;
   return static_cast<double>(w.N) * static_cast<double>(w.K) >= kTcvPairsMinWeights;
 }
 void tcv_force_pairs(int mode) { g_tcv_force_pairs.store(mode, std::memory_order_relaxed); }

@@ -109,15 +109,19 @@ __device__ __forceinline__ void table_pairs(const uint32_t (&wc)[2][KB], const f
 // exact in fp16 and bf16), where frag_from_offsets rounds cb * dec once. TiledView::half_cb keeps
 // rn(cb) free of an absolute (subnormal) error; kbit-verify derives its tolerance for it.
 inline constexpr int kPairTableBytes = 256 * 32 * 4;
+// k = 3 decodes by the same table: block_nibbles<3> leaves bit 3 of every code clear, so the entries
+// e = lo | hi << 4 it reads are below 0x78, in the first 128 rows (16 KB), staged from the 8 codes.
+template <int KB>
+inline constexpr int kPairTableRows = KB == 3 ? 128 : 256;
 
 // Stage the table from the fp32 codebook in shared memory; caller synchronises before and after.
 // The dense tcv and grouped_tcw stage it so (stage_pair_table_vec below measured slower or was not
 // measured there).
-template <Act ACT>
+template <Act ACT, int KB = 4>
 __device__ __forceinline__ void stage_pair_table(const float* cb_s, uint4* table) {
-  for (int i = threadIdx.x; i < kPairTableBytes / 16; i += blockDim.x) {
+  for (int i = threadIdx.x; i < kPairTableRows<KB> * 8; i += blockDim.x) {
     const int e = i / 8;  // 8 uint4 = 32 words per entry
-    const uint32_t v = pack2<ACT>(cb_s[e & 15], cb_s[e >> 4]);
+    const uint32_t v = pack2<ACT>(cb_s[(e & 15) % (1 << KB)], cb_s[e >> 4]);
     table[i] = make_uint4(v, v, v, v);
   }
 }
@@ -133,13 +137,13 @@ __device__ __forceinline__ void stage_pair_table(const float* cb_s, uint4* table
 // 2 / 4 / 8 / 16 tokens, k = 4, unrolled by 4 only 1.041 .. 0.961; tcw unrolled by 4 1.010 (fully:
 // 0.993); the dense tcv lost with either (Llama-3-8B gate_up M = 16 0.88x, cause not found: same
 // registers, the same step loop give or take 6 instructions), so it keeps the loop above.
-template <Act ACT, int kThreads, int kUnroll>
+template <Act ACT, int kThreads, int kUnroll, int KB = 4>
 __device__ __forceinline__ void stage_pair_table_vec(const float* cb_s, uint4* table) {
-  static_assert(kThreads % 128 == 0 && (kPairTableBytes / 16) % kThreads == 0, "threads per CTA");
+  static_assert(kThreads % 128 == 0 && (kPairTableRows<KB> * 8) % kThreads == 0, "threads per CTA");
   const int t = threadIdx.x;
-  const float lo = cb_s[(t / 8) % 16];
+  const float lo = cb_s[((t / 8) % 16) % (1 << KB)];  // k = 3: rows of codes >= 8 are never read
 #pragma unroll kUnroll
-  for (int j = 0; j < kPairTableBytes / 16 / kThreads; ++j) {
+  for (int j = 0; j < kPairTableRows<KB> * 8 / kThreads; ++j) {
     const uint32_t v = pack2<ACT>(lo, cb_s[t / 128 + (kThreads / 128) * j]);  // entry e: e >> 4
     table[t + kThreads * j] = make_uint4(v, v, v, v);
   }

@@ -572,7 +572,7 @@ TEST_CASE("gpu: with MoeArgs::pdl the grouped kernels wait for the routing and A
     }
 }
 
-TEST_CASE("gpu: tcw's and tcv's k = 4 and k = 2 decodes give the documented W' bit for bit (one-hot activations)") {
+TEST_CASE("gpu: tcw's and tcv's k = 4, 3 and 2 decodes give the documented W' bit for bit (one-hot activations)") {
   // Token m of a launch is the unit vector e_(k0 + m), so C[m, n] = W'[n, k0 + m] as the kernel
   // rounded it to the activation type: no sum can round. The pair table (TiledView::half_cb) must
   // give rn(rn(cb) * dec), the offsets decode rn(fp32(cb * dec)) -- on random bytes with a
@@ -581,19 +581,24 @@ TEST_CASE("gpu: tcw's and tcv's k = 4 and k = 2 decodes give the documented W' b
   // from kTcvPairsMinWeights: it runs once forced onto it (tcv_force_pairs) and once by its size
   // rule (these shapes are small: offsets), and gpu::weight_roundings must name the decode that ran.
   // At k = 2 the dense tcv takes its 64-byte pair table at any size with half_cb up to M =
-  // kTcvPairs2MaxM (else the byte tables, one rounding); tcw has no k = 2 pair table.
+  // kTcvPairs2MaxM (else the byte tables, one rounding); at k = 3 the k = 4 table (its first 128
+  // rows) by the k = 4 size rule up to M = kTcvPairs3MaxM; tcw has no k = 2 or 3 pair table.
   CublasHandle cublas;
   uint64_t seed = 7100;
-  for (int bits : {4, 2})
+  for (int bits : {4, 3, 2})
   for (const auto& [N, K] : std::vector<std::pair<int64_t, int64_t>>{{130, 256}, {64, 160}, {200, 96}}) {
     const QuantizedTensor q = random_weights(bits, 1, N, K, seed++);
     REQUIRE(q.view().half_cb);  // random_weights' codebook: no value in fp16's subnormal range
     for (gpu::Kernel kernel : {gpu::Kernel::tcw, gpu::Kernel::tcv}) {
       if (kernel == gpu::Kernel::tcw && !gpu::tcw_supported()) continue;
-      // tcv at k = 2 takes its pair table up to M = kTcvPairs2MaxM, so its launches stay within that
-      const int64_t chunk = kernel == gpu::Kernel::tcw ? K : bits == 2 ? gpu::detail::kTcvPairs2MaxM : 8;
+      // tcv at k = 2, 3 takes its pair table up to M = kTcvPairs2MaxM, kTcvPairs3MaxM, so its
+      // launches stay within that
+      const int64_t chunk = kernel == gpu::Kernel::tcw ? K
+                            : bits == 2               ? gpu::detail::kTcvPairs2MaxM
+                            : bits == 3               ? gpu::detail::kTcvPairs3MaxM
+                                                      : 8;
       for (int force : {1, 0}) {
-        // tcw has no size rule to force, nor has k = 2 (tcv_force_pairs acts at k = 4 only)
+        // tcw has no size rule to force, nor has k = 2 (tcv_force_pairs acts at k = 3 and 4)
         if ((kernel == gpu::Kernel::tcw || bits == 2) && force == 0) continue;
         gpu::detail::tcv_force_pairs(kernel == gpu::Kernel::tcv ? force : 0);
         for (Act act : {Act::f16, Act::bf16}) {
@@ -602,7 +607,8 @@ TEST_CASE("gpu: tcw's and tcv's k = 4 and k = 2 decodes give the documented W' b
             DeviceWeights w(q);
             w.view.half_cb = half_cb;
             const bool pairs = gpu::weight_roundings(kernel, w.view, chunk) == 2;
-            const bool want_table = half_cb && (bits == 4 ? force == 1 : kernel == gpu::Kernel::tcv);
+            const bool tcv = kernel == gpu::Kernel::tcv;
+            const bool want_table = half_cb && (bits == 4 ? force == 1 : bits == 3 ? tcv && force == 1 : tcv);
             CHECK_MESSAGE(pairs == want_table, gpu::kernel_name(kernel), " k=", bits, " force=", force,
                           " half_cb=", half_cb, ": weight_roundings says ", pairs ? 2 : 1);
             int64_t bad = 0;
@@ -631,7 +637,7 @@ TEST_CASE("gpu: tcw's and tcv's k = 4 and k = 2 decodes give the documented W' b
             CHECK_MESSAGE(bad == 0, gpu::kernel_name(kernel), (pairs ? " pair table " : " offsets "), act_name(act),
                           " k=", bits, " N=", N, " K=", K, ": ", bad, " of ", N * K, " weights differ");
           }
-          if (force == 1 && (bits == 4 || kernel == gpu::Kernel::tcv))
+          if (force == 1 && (bits == 4 || kernel == gpu::Kernel::tcv))  // tcw has no k = 2, 3 table
             CHECK_MESSAGE(differ > 0, "the two roundings agree everywhere on N=", N, " K=", K,
                           ": the test cannot tell them apart");
         }
@@ -641,14 +647,15 @@ TEST_CASE("gpu: tcw's and tcv's k = 4 and k = 2 decodes give the documented W' b
   }
 }
 
-TEST_CASE("gpu: grouped_tcv's k = 4 and k = 2 decodes give the W' moe_weight_roundings names (one-hot activations)") {
+TEST_CASE("gpu: grouped_tcv's k = 4, 3 and 2 decodes give the W' moe_weight_roundings names (one-hot activations)") {
   // As the dense one-hot test, through moe_linear: two experts of R rows each, row m of either
   // expert the unit vector e_(k0 + m), so C[row, n] = W'_e[n, k0 + m] as the kernel rounded it. With
-  // half_cb the k = 4 pair table runs at any R, the k = 2 one up to kTcvPairs2MaxM rows per expert
-  // (no hint given: moe_linear takes the mean, R); above it and without half_cb, one rounding.
+  // half_cb the k = 4 pair table (k = 3: its first 128 rows) runs at any R, the k = 2 one up to
+  // kTcvPairs2MaxM rows per expert (no hint given: moe_linear takes the mean, R); above it and
+  // without half_cb, one rounding.
   uint64_t seed = 7300;
   const int64_t E = 2, N = 72, K = 160;  // K % 128 = 32: a half-empty last k-tile
-  for (int bits : {4, 2}) {
+  for (int bits : {4, 3, 2}) {
     const QuantizedTensor q = random_weights(bits, E, N, K, seed++);
     REQUIRE(q.view().half_cb);
     for (int64_t R : {int64_t{1}, int64_t{2}, gpu::detail::kTcvPairs2MaxM, int64_t{8}})
@@ -658,7 +665,7 @@ TEST_CASE("gpu: grouped_tcv's k = 4 and k = 2 decodes give the W' moe_weight_rou
           DeviceWeights w(q);
           w.view.half_cb = half_cb;
           const bool pairs = gpu::moe_weight_roundings(gpu::MoeKernel::grouped_tcv, w.view, E * R, 0) == 2;
-          const bool want_table = half_cb && (bits == 4 || R <= gpu::detail::kTcvPairs2MaxM);
+          const bool want_table = half_cb && (bits != 2 || R <= gpu::detail::kTcvPairs2MaxM);
           CHECK_MESSAGE(pairs == want_table, "grouped_tcv k=", bits, " R=", R, " half_cb=", half_cb,
                         ": moe_weight_roundings says ", pairs ? 2 : 1);
           const std::vector<int64_t> off = {0, R, 2 * R};
@@ -690,7 +697,7 @@ TEST_CASE("gpu: grouped_tcv's k = 4 and k = 2 decodes give the W' moe_weight_rou
           CHECK_MESSAGE(bad == 0, "grouped_tcv", (pairs ? " pair table " : " one rounding "), act_name(act), " k=", bits,
                         " R=", R, ": ", bad, " of ", E * N * K, " weights differ");
         }
-        if (bits == 4 || R <= gpu::detail::kTcvPairs2MaxM)
+        if (bits != 2 || R <= gpu::detail::kTcvPairs2MaxM)
           CHECK_MESSAGE(differ > 0, "the two roundings agree everywhere at k=", bits, " R=", R,
                         ": the test cannot tell them apart");
       }

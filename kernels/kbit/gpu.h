@@ -100,8 +100,8 @@ Status linear(const LinearArgs& args);
 Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas = true, bool pdl = false);
 // How many times `kernel` (not automatic: pass choose_kernel's answer) rounds W' to the activation
 // dtype at this M: 1 (W' = rn(cb * scale)), or 2 for the pair-table decodes with w.half_cb
-// (rn(rn(cb) * scale)): at k = 4 tcw always and tcv from 32 M weights (N * K), at k = 2 tcv at
-// M <= 4. kbit-verify derives its tolerance from it.
+// (rn(rn(cb) * scale)): at k = 4 tcw always and tcv from 32 M weights (N * K), at k = 3 tcv from
+// 32 M weights at M <= 4, at k = 2 tcv at M <= 4. kbit-verify derives its tolerance from it.
 int weight_roundings(Kernel kernel, const TiledView& w, int64_t M);
 
 struct MoeArgs {
@@ -130,8 +130,8 @@ Status moe_linear(const MoeArgs& args);
 MoeKernel choose_moe_kernel(int64_t total_rows, const TiledView& w, Act act, int max_rows_hint);
 // weight_roundings for the grouped kernels, for a call of total_rows routed rows and this
 // MoeArgs::max_rows_per_expert_hint: 2 for the pair tables (w.half_cb) of grouped_tcw (k = 4) and
-// grouped_tcv (k = 4; k = 2 up to 4 rows per expert: the hint, or where it is <= 0 the mean rows
-// per active expert).
+// grouped_tcv (k = 3 and 4; k = 2 up to 4 rows per expert: the hint, or where it is <= 0 the mean
+// rows per active expert).
 int moe_weight_roundings(MoeKernel kernel, const TiledView& w, int64_t total_rows, int max_rows_hint);
 
 // Dequantize all experts of w into out ([E, N, K] row-major) of dtype f16, bf16 (Act) or fp32.
