@@ -47,10 +47,10 @@ cudaError_t launch_tcv(const LinearArgs& a);
 cudaError_t launch_grouped_tcv(const MoeArgs& a);
 // Whether tcv decodes w by a pair table (two roundings of W'; weight_roundings). The k = 4 table: a
 // codebook of fp16-normal values (TiledView::half_cb) and, for the dense kernel, at least
-// kTcvPairsMinWeights weights -- its 32 KB table, staged by every CTA, costs more than it saves on
-// mid-size weights (H100: Llama-3-8B q_proj, 16.8 M weights, 11.9 -> 12.4 us at M = 1; Qwen3
-// dense.gate_up, 21 M, 13.6 -> 14.1; GLM shared_experts.gate_up, 42 M, 19.6 -> 18.1;
-// bench/results/2026-11-25-h100-tcvpairs). The grouped kernel always uses it where k = 4 allows.
+// kTcvPairsMinWeights weights -- its 32 KB table (16 KB at k = 3), staged by every CTA, costs more
+// than it saves on mid-size weights (H100: Llama-3-8B q_proj, 16.8 M weights, 11.9 -> 12.4 us at M
+// = 1; Qwen3 dense.gate_up, 21 M, 13.6 -> 14.1; GLM shared_experts.gate_up, 42 M, 19.6 -> 18.1;
+// bench/results/2026-11-25-h100-tcvpairs). The grouped kernel always uses it where half_cb allows.
 inline constexpr double kTcvPairsMinWeights = 32.0e6;
 // At k = 2 the dense tcv decodes by its 64-byte table of adjacent element pairs (tcv_decode.cuh;
 // two roundings as well) where half_cb holds and M <= kTcvPairs2MaxM: H100, against the byte

@@ -21,8 +21,10 @@
 // k = 2, 3 decode by register lookups instead (tcv_map.h's bt_* map): per block and row the scaled
 // codebook is packed once into byte tables of 2 or 4 registers, and PRMTs on them give two weights
 // in ~1.1 instructions (block_table_pairs) where the shared-memory codebook costs ~3.5 per weight.
-// With TiledView::half_cb, k = 4 decodes by the pair table of tcv_decode.cuh (PR), as tcw does, and
-// k = 2 at M <= 4 by the 64-byte table of adjacent element pairs (PR, pair2_lds: its own k-slot map).
+// With TiledView::half_cb, k = 4 decodes by the pair table of tcv_decode.cuh (PR), as tcw does, k = 3
+// by its first 128 rows (grouped always, dense from 32 M weights at M <= 4), and k = 2 at M <= 4 (the
+// grouped kernel: <= 4 rows per expert) by the 64-byte table of adjacent element pairs (PR,
+// pair2_lds: its own k-slot map).
 // Numerics equal the mma kernel's: W' = cb * scale in fp32, rounded once to the activation dtype,
 // fp32 accumulation -- except the pair tables: W' = rn(rn(cb) * scale), two roundings.
 #include <algorithm>
@@ -117,10 +119,10 @@ __device__ __forceinline__ void tcv_each(const TcvLane& L, int64_t N, int M, F&&
 
 // One CTA's tile: rows of `tile`, steps [sb, se) of one weight matrix (packed/absmax of it), tokens
 // [0, M) of A (M <= 8 NT). On return the ks == 0 warps hold the CTA's sums in acc.
-// PR (k = 4, TiledView::half_cb): the pair-table decode (tcv_decode.cuh) from `pairs`, a 32 KB
-// dynamic shared-memory table this function stages while the first step's weights are in flight;
-// at k = 2 the 64-byte table sm.pairs2 of adjacent element pairs (pair2_lds). VEC (the grouped
-// kernel): the k = 4 table by stage_pair_table_vec, fully unrolled.
+// PR (k = 3, 4, TiledView::half_cb): the pair-table decode (tcv_decode.cuh) from `pairs`, a 32 KB
+// (k = 3: 16 KB) dynamic shared-memory table this function stages while the first step's weights
+// are in flight; at k = 2 the 64-byte table sm.pairs2 of adjacent element pairs (pair2_lds). VEC
+// (the grouped kernel): the k = 3, 4 table by stage_pair_table_vec, fully unrolled.
 template <Act ACT, int KB, int NT, bool PR, bool LATE, bool VEC, class Stage>
 __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits<ACT>::T* __restrict__ A, int M,
                                          const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
@@ -175,7 +177,7 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
   for (int e = 0; e < (KB <= 3 ? 1 << KB : 0); ++e) cbr[e] = sm.cb[e];
   if constexpr (!LATE) fetch(step);
   static_assert(!PR || (KB >= 2 && KB <= 4), "pair tables for k = 2, 3 and 4");
-  uint32_t pair_base = 0;  // PR: this lane's word of each table row (k = 4), the table (k = 2)
+  uint32_t pair_base = 0;  // PR: this lane's word of each table row (k = 3, 4), the table (k = 2)
   if constexpr (PR) {
     if constexpr (KB == 2) {
       stage_pair_table2<ACT>(sm.cb, sm.pairs2);
@@ -234,8 +236,8 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
           for (int t = 0; t < NT; ++t) mma16816<ACT>(acc[t], a, word_at(ac[t], 4 * c + s0), word_at(ac[t], 4 * c + s0 + 1));
         }
       } else {
-        // Pair table (k = 4): A registers from frag_from_pairs (the bt_* map of k <= 3), B registers
-        // joined as in the byte-table path below.
+        // Pair table (k = 3, 4): A registers from frag_from_pairs (the bt_* map of k <= 3), B
+        // registers joined as in the byte-table path below.
         block_nibbles<KB>(wc[0], Tn[0]);
         block_nibbles<KB>(wc[1], Tn[1]);
 #pragma unroll

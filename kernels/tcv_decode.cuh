@@ -99,7 +99,7 @@ __device__ __forceinline__ void table_pairs(const uint32_t (&wc)[2][KB], const f
 }
 
 // ---------------------------------------------------------------------------------------------
-// k = 4 pair table (tcw with TiledView::half_cb): the 256 codebook pairs (cb[e & 15], cb[e >> 4])
+// k = 4 pair table (tcw, tcv and grouped tcv with TiledView::half_cb): the 256 codebook pairs (cb[e & 15], cb[e >> 4])
 // rounded to the activation type, one 32-bit entry per byte e of block_nibbles' output, each entry
 // repeated in 32 consecutive words (one per lane: 32 KB) so that lane l reads word l of a 128-byte
 // row and a warp's loads never conflict, whatever the indices. A pair then costs one byte extract,
@@ -126,17 +126,18 @@ __device__ __forceinline__ void stage_pair_table(const float* cb_s, uint4* table
   }
 }
 
-// The same table, staged by all kThreads threads of the CTA (a multiple of 128 dividing 2048) with
-// ~4 instructions per 16-byte vector where the loop above takes ~19: thread t stores the vectors
-// t + kThreads j (consecutive threads, consecutive vectors: no bank conflict), whose entries
-// e = t / 8 + (kThreads / 8) j share the low nibble (t / 8) % 16, so the thread reads that codebook
-// entry once and one more per vector. ncu source counters of grouped tcv on Qwen3-Coder-Next
-// experts.gate_up at M = 1 put 16% of its instructions in the loop above. H100, same calls
-// (bench/results/2026-11-26-h100-stage): grouped tcv fully unrolled (kUnroll 16: ptxas then issues
-// the first weight loads after the table) 1.113 / 1.078 / 1.070 / 1.030 / 1.055 geomean at M = 1 /
-// 2 / 4 / 8 / 16 tokens, k = 4, unrolled by 4 only 1.041 .. 0.961; tcw unrolled by 4 1.010 (fully:
-// 0.993); the dense tcv lost with either (Llama-3-8B gate_up M = 16 0.88x, cause not found: same
-// registers, the same step loop give or take 6 instructions), so it keeps the loop above.
+// The same table, staged by all kThreads threads of the CTA (a multiple of 128 that divides its 8 *
+// kPairTableRows<KB> vectors) with ~4 instructions per 16-byte vector where the loop above takes
+// ~19: thread t stores the vectors t + kThreads j (consecutive threads, consecutive vectors: no
+// bank conflict), whose entries e = t / 8 + (kThreads / 8) j share the low nibble (t / 8) % 16, so
+// the thread reads that codebook entry once and one more per vector. ncu source counters of grouped
+// tcv on Qwen3-Coder-Next experts.gate_up at M = 1 put 16% of its instructions in the loop above.
+// H100, same calls (bench/results/2026-11-26-h100-stage): grouped tcv fully unrolled (kUnroll 16:
+// ptxas then issues the first weight loads after the table) 1.113 / 1.078 / 1.070 / 1.030 / 1.055
+// geomean at M = 1 / 2 / 4 / 8 / 16 tokens, k = 4, unrolled by 4 only 1.041 .. 0.961; tcw unrolled
+// by 4 1.010 (fully: 0.993); the dense tcv lost with either (Llama-3-8B gate_up M = 16 0.88x, cause
+// not found: same registers, the same step loop give or take 6 instructions), so it keeps the loop
+// above.
 template <Act ACT, int kThreads, int kUnroll, int KB = 4>
 __device__ __forceinline__ void stage_pair_table_vec(const float* cb_s, uint4* table) {
   static_assert(kThreads % 128 == 0 && (kPairTableRows<KB> * 8) % kThreads == 0, "threads per CTA");
