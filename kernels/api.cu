@@ -380,8 +380,12 @@ MoeKernel choose_moe(int64_t total_rows, const TiledView& w, bool tcw) {
   // active), not the maximum: a skewed routing gives the busiest expert several work items of the
   // grouped gemv, and kbit-bench on the H100 had grouped_gemv ahead of grouped_mma at Qwen3 M = 64
   // and 128 (mean 1.25 and 2.5 rows, max ~40-90) where the maximum picked grouped_mma.
+  // Since grouped_tcv decodes k = 2..4 by pair tables, it wins Qwen3 experts.down at 20 routed rows
+  // too (H100, bench/results/2026-11-26-h100-moeshortk: 9.41 / 10.68 / 11.41 vs grouped_gemv's 9.89 /
+  // 11.34 / 11.88 us at k = 2 / 3 / 4, k = 5 a tie), while grouped_gemv keeps 10 rows (6.15-7.80 vs
+  // 7.88-9.74 us): the short-row rule went from 24 to 16 rows.
   const int64_t mean = detail::moe_mean_rows(w.E, total_rows);
-  if (w.K <= 512 && total_rows <= 24) return MoeKernel::grouped_gemv;
+  if (w.K <= 512 && total_rows <= 16) return MoeKernel::grouped_gemv;
   // grouped_tcw (sm_90a) from 8 mean rows, at k = 2, 3 and 4 (H100, bench/results/2026-11-25-h100-
   // groupedtcw/run1, against grouped_tcv): GLM-4.7-Flash experts at 8 mean rows (M = 128) down 72.7
   // vs 80.5 us, gate_up 134.7 vs 150.5 (k = 4), at 32 (M = 512) 110.4 vs 196.0 and 207.3 vs 366.9;
