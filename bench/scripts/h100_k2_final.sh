@@ -11,18 +11,9 @@
 set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/k2final ${FINAL_BUDGET:-480}
-gpu_info
-gpu_doctest format kbit_tests_gpu 30
-if gpu_doctest kernels kbit_tests_kernels 100; then
-  doctest_sanitize memcheck '*pair tables*,*documented W*,*dense kernels equal*,*split-K equal*,*random bytes stay*' 150
-  doctest_sanitize racecheck '*pair tables*,*documented W*' 150
-fi
-timeout 150 "${V[@]}" --quick --kernels gemv,tcv,automatic > "$W/verify.txt" 2>&1
-s "verify --quick gemv,tcv,automatic rc=$? after $((SECONDS - T0)) s"; tail -8 "$W/verify.txt" | tee -a "$W/summary.txt"
-timeout 120 "${V[@]}" --full --kernels gemv,tcv,automatic --filter '(llama-3-70b|llama-3-8b.mlp|shared_experts).*/M[14]/k2/' \
-  > "$W/verify-large.txt" 2>&1
-s "verify --full gemv,tcv,automatic k=2 M=1,4 Llama + GLM shared_experts shapes rc=$? after $((SECONDS - T0)) s"
-tail -7 "$W/verify-large.txt" | tee -a "$W/summary.txt"
+doctest_checks 100 '*pair tables*,*documented W*,*dense kernels equal*,*split-K equal*,*random bytes stay*' 150 '*pair tables*,*documented W*' 150
+verify_run verify 150 8 "verify --quick gemv,tcv,automatic" --quick --kernels gemv,tcv,automatic
+verify_run verify-large 120 7 "verify --full gemv,tcv,automatic k=2 M=1,4 Llama + GLM shared_experts shapes" --full --kernels gemv,tcv,automatic --filter '(llama-3-70b|llama-3-8b.mlp|shared_experts).*/M[14]/k2/'
 arm_setup() {
   if [ "$1" = k2 ]; then B="--M 1,2,3,4,8,16 --bits 2 --dtypes f16"; KERNELS=gemv,tcv,automatic,automatic_pdl
   else B="--M 1,2,4 --bits 2,3,4,5 --dtypes f16"; KERNELS=automatic,automatic_pdl,gemv; fi

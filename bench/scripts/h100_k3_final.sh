@@ -9,17 +9,8 @@
 set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/k3final ${FINAL_BUDGET:-480}
-gpu_info
-gpu_doctest format kbit_tests_gpu 30
-if gpu_doctest kernels kbit_tests_kernels 120; then
-  doctest_sanitize memcheck '*documented W*,*moe_weight_roundings*,*MoE kernels equal*' 200
-  doctest_sanitize racecheck '*documented W*,*moe_weight_roundings*' 150
-fi
-timeout 150 "${V[@]}" --quick --kernels grouped_tcv,tcv,automatic > "$W/verify.txt" 2>&1
-s "verify --quick grouped_tcv,tcv,automatic rc=$? after $((SECONDS - T0)) s"; tail -8 "$W/verify.txt" | tee -a "$W/summary.txt"
-timeout 120 "${V[@]}" --full --kernels tcv,automatic --filter '(llama-3-70b|llama-3-8b.mlp|shared_experts).*/M[14]/k3/' \
-  > "$W/verify-large.txt" 2>&1
-s "verify --full tcv,automatic k=3 M=1,4 Llama + GLM shared_experts shapes rc=$? after $((SECONDS - T0)) s"
-tail -6 "$W/verify-large.txt" | tee -a "$W/summary.txt"
+doctest_checks 120 '*documented W*,*moe_weight_roundings*,*MoE kernels equal*' 200 '*documented W*,*moe_weight_roundings*' 150
+verify_run verify 150 8 "verify --quick grouped_tcv,tcv,automatic" --quick --kernels grouped_tcv,tcv,automatic
+verify_run verify-large 120 6 "verify --full tcv,automatic k=3 M=1,4 Llama + GLM shared_experts shapes" --full --kernels tcv,automatic --filter '(llama-3-70b|llama-3-8b.mlp|shared_experts).*/M[14]/k3/'
 arm_setup() { B="--M 1,2,4 --bits 2,3,4,5 --dtypes f16"; KERNELS=automatic,automatic_pdl,gemv,tcv,grouped_tcv; }
 REPS=1 MIN_LEFT=20 bench_rotation k3-final all

@@ -15,10 +15,8 @@ if gpu_doctest kernels kbit_tests_kernels 120; then
   doctest_sanitize memcheck '*moe_weight_roundings*,*MoE kernels equal*' 150
   doctest_sanitize racecheck '*moe_weight_roundings*' 120
 fi
-timeout 120 "${V[@]}" --quick --kernels grouped_tcv,tcv,automatic --filter '/k3/' > "$W/verify.txt" 2>&1
-s "verify --quick k3 grouped_tcv,tcv,automatic rc=$? after $((SECONDS - T0)) s"; tail -7 "$W/verify.txt" | tee -a "$W/summary.txt"
-KBIT_EXP_TCV3_MIN=0 timeout 100 "${V[@]}" --quick --kernels tcv --filter '/k3/' > "$W/verify-p3.txt" 2>&1
-s "verify --quick k3 tcv (table at every size) rc=$? after $((SECONDS - T0)) s"; tail -4 "$W/verify-p3.txt" | tee -a "$W/summary.txt"
+verify_run verify 120 7 "verify --quick k3 grouped_tcv,tcv,automatic" --quick --kernels grouped_tcv,tcv,automatic --filter '/k3/'
+VENV=KBIT_EXP_TCV3_MIN=0 verify_run verify-p3 100 4 "verify --quick k3 tcv (table at every size)" --quick --kernels tcv --filter '/k3/'
 arm_setup() {
   B="--M 1,2,4,8,16 --bits 3 --dtypes f16"; KERNELS=grouped_tcv,tcv
   case $1 in

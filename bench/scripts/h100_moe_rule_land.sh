@@ -8,10 +8,8 @@ source bench/scripts/lib/device_run.sh
 device_run_init /tmp/moeruleland ${LAND_BUDGET:-300}
 gpu_info
 gpu_doctest kernels kbit_tests_kernels 120
-timeout 100 "${V[@]}" --quick --kernels moe > "$W/verify.txt" 2>&1
-s "verify --quick moe rc=$? after $((SECONDS - T0)) s"; tail -9 "$W/verify.txt" | tee -a "$W/summary.txt"
-timeout 100 "${V[@]}" --quick --pdl --kernels moe > "$W/verify-pdl.txt" 2>&1
-s "verify --quick --pdl moe rc=$? after $((SECONDS - T0)) s"; tail -3 "$W/verify-pdl.txt" | tee -a "$W/summary.txt"
+verify_run verify 100 9 "verify --quick moe" --quick --kernels moe
+verify_run verify-pdl 100 3 "verify --quick --pdl moe" --quick --pdl --kernels moe
 moe_catalogue "$W/moe"
 B="--models qwen3-coder-next glm-4.7-flash --M 1,2,3,4 --bits 2,3,4,5 --dtypes f16"
 arm_setup() { KERNELS=automatic,automatic_pdl,grouped_gemv,grouped_tcv; }

@@ -13,16 +13,9 @@
 set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/stage ${ST_BUDGET:-480}
-gpu_info
-gpu_doctest format kbit_tests_gpu 30
-if gpu_doctest kernels kbit_tests_kernels 120; then
-  doctest_sanitize memcheck '*documented W*,*moe_weight_roundings*,*MoE kernels equal*' 200
-  doctest_sanitize racecheck '*documented W*,*moe_weight_roundings*' 150
-fi
-timeout 150 "${V[@]}" --quick --kernels grouped_tcv,tcv,tcw,automatic --filter '/k[24]/' > "$W/verify.txt" 2>&1
-s "verify --quick k2,k4 grouped_tcv,tcv,tcw,automatic rc=$? after $((SECONDS - T0)) s"; tail -9 "$W/verify.txt" | tee -a "$W/summary.txt"
-KBIT_EXP_TCV_PAIRS_MIN=0 timeout 100 "${V[@]}" --quick --kernels tcv --filter '/k4/' > "$W/verify-p.txt" 2>&1
-s "verify --quick k4 tcv (pair table at every size) rc=$? after $((SECONDS - T0)) s"; tail -4 "$W/verify-p.txt" | tee -a "$W/summary.txt"
+doctest_checks 120 '*documented W*,*moe_weight_roundings*,*MoE kernels equal*' 200 '*documented W*,*moe_weight_roundings*' 150
+verify_run verify 150 9 "verify --quick k2,k4 grouped_tcv,tcv,tcw,automatic" --quick --kernels grouped_tcv,tcv,tcw,automatic --filter '/k[24]/'
+VENV=KBIT_EXP_TCV_PAIRS_MIN=0 verify_run verify-p 100 4 "verify --quick k4 tcv (pair table at every size)" --quick --kernels tcv --filter '/k4/'
 B="${ST_B:---M 1,2,4,8,16 --bits 2,4 --dtypes f16}"
 arm_setup() {
   KERNELS=tcv,grouped_tcv,tcw,automatic_pdl

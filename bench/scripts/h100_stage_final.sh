@@ -12,16 +12,9 @@
 set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/stagefinal ${FINAL_BUDGET:-500}
-gpu_info
-gpu_doctest format kbit_tests_gpu 30
-if gpu_doctest kernels kbit_tests_kernels 120; then
-  doctest_sanitize memcheck '*documented W*,*moe_weight_roundings*,*MoE kernels equal*,*MoeArgs::pdl*' 200
-  doctest_sanitize racecheck '*documented W*,*moe_weight_roundings*,*MoE kernels equal*' 200
-fi
-timeout 150 "${V[@]}" --quick --kernels grouped_tcv,tcv,tcw,automatic > "$W/verify.txt" 2>&1
-s "verify --quick grouped_tcv,tcv,tcw,automatic rc=$? after $((SECONDS - T0)) s"; tail -9 "$W/verify.txt" | tee -a "$W/summary.txt"
-timeout 100 "${V[@]}" --quick --pdl --kernels moe > "$W/verify-pdl.txt" 2>&1
-s "verify --quick --pdl moe rc=$? after $((SECONDS - T0)) s"; tail -9 "$W/verify-pdl.txt" | tee -a "$W/summary.txt"
+doctest_checks 120 '*documented W*,*moe_weight_roundings*,*MoE kernels equal*,*MoeArgs::pdl*' 200 '*documented W*,*moe_weight_roundings*,*MoE kernels equal*' 200
+verify_run verify 150 9 "verify --quick grouped_tcv,tcv,tcw,automatic" --quick --kernels grouped_tcv,tcv,tcw,automatic
+verify_run verify-pdl 100 9 "verify --quick --pdl moe" --quick --pdl --kernels moe
 arm_setup() {
   case $1 in
     old|new) B="--M 1,2,4,8,16 --bits 2,4 --dtypes f16"; KERNELS=grouped_tcv,tcw,tcv

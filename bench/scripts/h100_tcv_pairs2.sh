@@ -11,14 +11,8 @@
 set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/tcvpairs2 ${P2_BUDGET:-500}
-gpu_info
-gpu_doctest format kbit_tests_gpu 30
-if gpu_doctest kernels kbit_tests_kernels 100; then
-  doctest_sanitize memcheck '*documented W*,*dense kernels equal*,*split-K*' 150
-  doctest_sanitize racecheck '*documented W*' 120
-fi
-timeout 150 "${V[@]}" --quick --kernels tcv,automatic --filter '/k2/' > "$W/verify.txt" 2>&1
-s "verify --quick k2 tcv,automatic rc=$? after $((SECONDS - T0)) s"; tail -6 "$W/verify.txt" | tee -a "$W/summary.txt"
+doctest_checks 100 '*documented W*,*dense kernels equal*,*split-K*' 150 '*documented W*' 120
+verify_run verify 150 6 "verify --quick k2 tcv,automatic" --quick --kernels tcv,automatic --filter '/k2/'
 B="${P2_B:---M 1,2,4,8,16 --bits 2 --dtypes f16}"
 arm_setup() { KERNELS=tcv; ENV=KBIT_TCV2_ARM=$1; [ "$1" = bt ] && KERNELS=tcv,gemv; }
 REPS=${P2_REPS:-2} MIN_LEFT=20 bench_rotation tcvpairs2 p2 bt

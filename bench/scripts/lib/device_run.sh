@@ -53,6 +53,29 @@ pdl_doctest_checks() {
   done
 }
 
+# doctest_checks KERNELS_S MEMCHECK_FILTER MEMCHECK_S RACECHECK_FILTER RACECHECK_S: how the scripts
+# that check a build begin: the GPU and its clocks, the format doctests (when kbit_tests_gpu was
+# carried), gpu.kernels, then compute-sanitizer memcheck and racecheck over the doctests each filter
+# selects (when kbit_tests_kernels was carried), each under its timeout.
+doctest_checks() {
+  gpu_info
+  gpu_doctest format kbit_tests_gpu 30
+  if gpu_doctest kernels kbit_tests_kernels "$1"; then
+    doctest_sanitize memcheck "$2" "$3"
+    doctest_sanitize racecheck "$4" "$5"
+  fi
+}
+
+# verify_run NAME TIMEOUT_S TAIL LABEL ARG...: kbit-verify (V) with ARG... into $W/NAME.txt under
+# the timeout, then LABEL with its rc, and the log's last TAIL lines, in the summary. VENV: VAR=value
+# words for its environment (default none).
+verify_run() {
+  local name=$1 t=$2 n=$3 label=$4
+  shift 4
+  env ${VENV:-} timeout "$t" "${V[@]}" "$@" > "$W/$name.txt" 2>&1
+  s "$label rc=$? after $((SECONDS - T0)) s"; tail -"$n" "$W/$name.txt" | tee -a "$W/summary.txt"
+}
+
 # bench_rotation TAG ARM...: kbit-bench with the sweep flags in B over the arms in rotation, REPS
 # times (default 2); the run i of n gets an equal share of the budget left, and none starts with
 # less than MIN_LEFT seconds (default 30). Before each run the caller's arm_setup ARM may change
