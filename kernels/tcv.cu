@@ -436,12 +436,23 @@ int blocks_per_sm_nt(int64_t M) {
   else
     return M <= 8 ? tcv_blocks_per_sm<ACT, KB, 1, PR>() : tcv_blocks_per_sm<ACT, KB, 2, PR>();
 }
+// with_bits with the decode as a second template argument: f(k, pr) with pr = std::true_type where
+// `pairs` (tcv_uses_pairs, which holds at k = 2..4 only), else std::false_type.
+template <typename R, typename F>
+R with_decode(int bits, bool pairs, R otherwise, F&& f) {
+  return with_bits(bits, otherwise, [&](auto kb) -> R {
+    if constexpr (decltype(kb)::value <= 4)
+      if (pairs) return f(kb, std::true_type{});
+    return f(kb, std::false_type{});
+  });
+}
+
 template <Act ACT>
 int blocks_per_sm_k(int64_t M, const TiledView& w) {
   const int k = w.bits >= 2 && w.bits <= 4 ? w.bits : 5;  // as a workspace query may see any bits
-  if (tcv_pairs(w, M))
-    return k == 2 ? blocks_per_sm_nt<ACT, 2, true>(M) : k == 3 ? blocks_per_sm_nt<ACT, 3, true>(M) : blocks_per_sm_nt<ACT, 4, true>(M);
-  return with_bits(k, 1, [&](auto kb) { return blocks_per_sm_nt<ACT, decltype(kb)::value, false>(M); });
+  return with_decode(k, tcv_pairs(w, M), 1, [&](auto kb, auto pr) {
+    return blocks_per_sm_nt<ACT, decltype(kb)::value, decltype(pr)::value>(M);
+  });
 }
 
 // The launch shape (lib/kbit/tcv_sched.h) for this GPU's resident slots of the kernel that runs.
@@ -485,12 +496,9 @@ cudaError_t launch_tcv_nt(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
 
 template <Act ACT>
 cudaError_t launch_tcv_k(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
-  if (tcv_pairs(a.w, a.M))
-    return a.w.bits == 2   ? launch_tcv_nt<ACT, 2, true>(a, p, sk)
-           : a.w.bits == 3 ? launch_tcv_nt<ACT, 3, true>(a, p, sk)
-                           : launch_tcv_nt<ACT, 4, true>(a, p, sk);
-  return with_bits(a.w.bits, cudaErrorInvalidValue,
-                   [&](auto kb) { return launch_tcv_nt<ACT, decltype(kb)::value, false>(a, p, sk); });
+  return with_decode(a.w.bits, tcv_pairs(a.w, a.M), cudaErrorInvalidValue, [&](auto kb, auto pr) {
+    return launch_tcv_nt<ACT, decltype(kb)::value, decltype(pr)::value>(a, p, sk);
+  });
 }
 
 template <Act ACT, int KB, int NT, bool PR>
@@ -527,12 +535,10 @@ cudaError_t launch_grouped_nt(const MoeArgs& a) {
 
 template <Act ACT>
 cudaError_t launch_grouped_k(const MoeArgs& a) {
-  if (tcv_uses_pairs(a.w, true, a.max_rows_per_expert_hint))
-    return a.w.bits == 2   ? launch_grouped_nt<ACT, 2, true>(a)
-           : a.w.bits == 3 ? launch_grouped_nt<ACT, 3, true>(a)
-                           : launch_grouped_nt<ACT, 4, true>(a);
-  return with_bits(a.w.bits, cudaErrorInvalidValue,
-                   [&](auto kb) { return launch_grouped_nt<ACT, decltype(kb)::value, false>(a); });
+  const bool pairs = tcv_uses_pairs(a.w, true, a.max_rows_per_expert_hint);
+  return with_decode(a.w.bits, pairs, cudaErrorInvalidValue, [&](auto kb, auto pr) {
+    return launch_grouped_nt<ACT, decltype(kb)::value, decltype(pr)::value>(a);
+  });
 }
 
 }  // namespace

@@ -572,6 +572,17 @@ TEST_CASE("gpu: with MoeArgs::pdl the grouped kernels wait for the routing and A
     }
 }
 
+// W'[e, n, k] of q in `act` as the pair tables decode it, rn(rn(cb) * dec), and as the other decodes
+// do, rn(cb * dec) (the one-hot decode tests).
+struct DecodedW {
+  uint16_t pairs, one_rounding;
+};
+DecodedW decoded_w(Act act, const QuantizedTensor& q, int64_t e, int64_t n, int64_t k) {
+  const float cb = q.codebook_stored[size_t(q.view().index_at(e, n, k))];
+  const float dec = e4m4_decode(q.view().absmax_at(e, n, k / kBlockSize));
+  return {to_act(act, from_act(act, to_act(act, cb)) * dec), to_act(act, cb * dec)};
+}
+
 TEST_CASE("gpu: tcw's and tcv's k = 4, 3 and 2 decodes give the documented W' bit for bit (one-hot activations)") {
   // Token m of a launch is the unit vector e_(k0 + m), so C[m, n] = W'[n, k0 + m] as the kernel
   // rounded it to the activation type: no sum can round. The pair table (TiledView::half_cb) must
@@ -621,12 +632,9 @@ TEST_CASE("gpu: tcw's and tcv's k = 4, 3 and 2 decodes give the documented W' bi
               for (int64_t n = 0; n < N; ++n)
                 for (int64_t m = 0; m < M; ++m) {
                   const int64_t k = k0 + m;
-                  const float cb = q.codebook_stored[size_t(q.view().index_at(0, n, k))];
-                  const float dec = e4m4_decode(q.view().absmax_at(0, n, k / kBlockSize));
-                  const uint16_t want_pairs = to_act(act, from_act(act, to_act(act, cb)) * dec);
-                  const uint16_t want_offsets = to_act(act, cb * dec);
-                  const uint16_t want = pairs ? want_pairs : want_offsets;
-                  differ += pairs && from_act(act, want_pairs) != from_act(act, want_offsets);
+                  const DecodedW d = decoded_w(act, q, 0, n, k);
+                  const uint16_t want = pairs ? d.pairs : d.one_rounding;
+                  differ += pairs && from_act(act, d.pairs) != from_act(act, d.one_rounding);
                   const uint16_t g = got[size_t(m * N + n)];
                   if (from_act(act, g) != from_act(act, want) && bad++ < 3)
                     CHECK_MESSAGE(false, gpu::kernel_name(kernel), (pairs ? " pair table " : " offsets "), act_name(act),
@@ -681,12 +689,9 @@ TEST_CASE("gpu: grouped_tcv's k = 4, 3 and 2 decodes give the W' moe_weight_roun
               for (int64_t n = 0; n < N; ++n)
                 for (int64_t m = 0; m < M; ++m) {
                   const int64_t k = k0 + m;
-                  const float cb = q.codebook_stored[size_t(q.view().index_at(e, n, k))];
-                  const float dec = e4m4_decode(q.view().absmax_at(e, n, k / kBlockSize));
-                  const uint16_t want_pairs = to_act(act, from_act(act, to_act(act, cb)) * dec);
-                  const uint16_t want_offsets = to_act(act, cb * dec);
-                  const uint16_t want = pairs ? want_pairs : want_offsets;
-                  differ += pairs && from_act(act, want_pairs) != from_act(act, want_offsets);
+                  const DecodedW d = decoded_w(act, q, e, n, k);
+                  const uint16_t want = pairs ? d.pairs : d.one_rounding;
+                  differ += pairs && from_act(act, d.pairs) != from_act(act, d.one_rounding);
                   const uint16_t g = got[size_t((e * R + m) * N + n)];
                   if (from_act(act, g) != from_act(act, want) && bad++ < 3)
                     CHECK_MESSAGE(false, "grouped_tcv", (pairs ? " pair table " : " one rounding "), act_name(act),
