@@ -1,0 +1,33 @@
+# Building kbit on the GPU machine (sourced from the repo root there), for the calls whose binaries
+# would not fit the working tree's size limit: CMake + ninja with the package files that
+# bench/scripts/pack_device_build.sh copied into .deps/sys.
+
+# device_build SRC BUILD JOBS TARGET...: configure SRC into BUILD (Release, sm_90a, the headers of
+# .deps/sys) and build the TARGETs with JOBS jobs; the log in BUILD.log. Returns cmake's status.
+device_build() {
+  local src=$1 build=$2 jobs=$3
+  shift 3
+  { cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBIT_CUDA_ARCHS=90a \
+      -DCMAKE_PREFIX_PATH="$PWD/.deps/sys" &&
+    cmake --build "$build" -j "$jobs" --target "$@"; } > "$build.log" 2>&1
+}
+
+# device_build_ab OLD_DIR NEW_DIR TARGET...: this tree into NEW_DIR and the old sources
+# (.deps/old-src.txz, unpacked to OLD_DIR/src) into OLD_DIR/build, side by side, 8 jobs each; then
+# .deps/gpu holds the new build's kbit-bench, kbit-verify and doctest binaries and kbit-bench-old.
+# The times and status in the summary (s, lib/device_run.sh).
+device_build_ab() {
+  local old=$1 new=$2 t=$SECONDS rc_old rc_new
+  shift 2
+  mkdir -p "$old/src" && tar xJf .deps/old-src.txz -C "$old/src"
+  device_build "$old/src" "$old/build" 8 kbit-bench & local pid=$!
+  device_build . "$new" 8 "$@"; rc_new=$?
+  wait $pid; rc_old=$?
+  s "device build: new rc=$rc_new, old rc=$rc_old, $((SECONDS - t)) s ($(nvcc --version | tail -1))"
+  [ $rc_new = 0 ] && [ $rc_old = 0 ] || { tail -n 20 "$new.log" "$old/build.log" | tee -a "$W/summary.txt"; return 1; }
+  mkdir -p .deps/gpu
+  cp "$new/apps/kbit-bench/kbit-bench" "$new/apps/kbit-verify/kbit-verify" .deps/gpu/
+  local b
+  for b in kbit_tests_kernels kbit_tests_gpu; do [ -x "$new/tests/$b" ] && cp "$new/tests/$b" .deps/gpu/; done
+  cp "$old/build/apps/kbit-bench/kbit-bench" .deps/gpu/kbit-bench-old
+}

@@ -1,0 +1,35 @@
+// Host-side arithmetic of the grouped (MoE) launches (kernels/*.cu): the rows-per-expert figures
+// the dispatch is chosen by and the number of work items a grid must cover. Pure functions, so the
+// CPU tests check the very counts the kernels launch with (tests/test_moe_sched.cpp).
+#pragma once
+
+#include <cstdint>
+
+namespace kbit {
+
+// Mean routed rows per active expert, rounded up (at most min(E, total_rows) experts are active):
+// what the MoE dispatch and grouped_tcw's token tile are chosen by.
+inline int64_t moe_mean_rows(int64_t E, int64_t total_rows) {
+  const int64_t m = E < total_rows ? E : total_rows, active = m > 1 ? m : 1;
+  return (total_rows + active - 1) / active;
+}
+
+// MoeArgs::max_rows_per_expert_hint as moe_linear hands it to the launchers: the caller's, or the
+// mean rows per active expert where the caller gave none.
+inline int64_t moe_rows_hint(int64_t E, int64_t total_rows, int hint) {
+  return hint > 0 ? hint : moe_mean_rows(E, total_rows);
+}
+
+// The most work items (chunks of up to `chunk` consecutive rows of one expert) that total_rows
+// routed rows can make, whatever the routing: the grouped grids launch this many item CTAs, and
+// those past the real count exit after the offsets scan. With n <= min(E, total_rows) active
+// experts of r_e >= 1 rows, sum ceil(r_e / chunk) <= (total_rows + n (chunk - 1)) / chunk
+// = n + (total_rows - n) / chunk, largest at the largest n; one expert holding every row the
+// others leave (one each) reaches it. The looser n + total_rows / chunk launched twice the CTAs
+// needed at chunk 1 (grouped_gemv at one row per expert).
+inline int64_t moe_max_items(int64_t E, int64_t total_rows, int chunk) {
+  const int64_t n = E < total_rows ? E : total_rows;
+  return n + (total_rows - n) / chunk;
+}
+
+}  // namespace kbit

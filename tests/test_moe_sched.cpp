@@ -1,0 +1,74 @@
+// The grouped launches' work-item bound (lib/kbit/moe_sched.h), checked against every routing of a
+// few rows over a few experts: no routing makes more items than the grid covers (a missing CTA
+// would leave output rows unwritten), and some routing makes exactly that many (the grid is no
+// larger than it must be).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "kbit/moe_sched.h"
+
+namespace {
+
+// The most items any routing of `rows` rows over E experts makes at `chunk` rows per item:
+// every composition rows = r_0 + ... + r_{E-1}, r_e >= 0.
+int64_t brute_max_items(int E, int rows, int chunk) {
+  int64_t best = 0;
+  std::vector<int> r(E, 0);
+  std::function<void(int, int)> place = [&](int e, int left) {
+    if (e == E - 1) {
+      r[e] = left;
+      int64_t items = 0;
+      for (int v : r) items += (v + chunk - 1) / chunk;
+      best = std::max(best, items);
+      return;
+    }
+    for (int v = 0; v <= left; ++v) {
+      r[e] = v;
+      place(e + 1, left - v);
+    }
+  };
+  place(0, rows);
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("moe work items: the grid bound is the most items any routing makes") {
+  int64_t checked = 0;
+  for (int E = 1; E <= 5; ++E)
+    for (int rows = 0; rows <= 11; ++rows)
+      for (int chunk : {1, 2, 3, 4, 8, 16}) {
+        CAPTURE(E);
+        CAPTURE(rows);
+        CAPTURE(chunk);
+        CHECK(kbit::moe_max_items(E, rows, chunk) == brute_max_items(E, rows, chunk));
+        ++checked;
+      }
+  CHECK(checked == 5 * 12 * 6);
+}
+
+TEST_CASE("moe work items: the decode routings of the target models") {
+  // Qwen3-Coder-Next (512 experts, 10 per token) and GLM-4.7-Flash (64, 4 per token) at M = 1 with
+  // one row per item: one CTA per routed row, not two.
+  CHECK(kbit::moe_max_items(512, 10, 1) == 10);
+  CHECK(kbit::moe_max_items(64, 4, 1) == 4);
+  // M = 2 at two rows per item: up to 20 (resp. 8) distinct experts, one item each.
+  CHECK(kbit::moe_max_items(512, 20, 2) == 20);
+  CHECK(kbit::moe_max_items(64, 8, 2) == 8);
+  // More rows than experts: every expert active, the rest in whole chunks.
+  CHECK(kbit::moe_max_items(64, 2048, 64) == 64 + (2048 - 64) / 64);
+  CHECK(kbit::moe_max_items(512, 0, 8) == 0);
+}
+
+TEST_CASE("moe rows hint: the caller's hint, else the mean rows per active expert") {
+  CHECK(kbit::moe_mean_rows(512, 10) == 1);
+  CHECK(kbit::moe_mean_rows(64, 4096) == 64);
+  CHECK(kbit::moe_mean_rows(64, 65) == 2);  // rounded up
+  CHECK(kbit::moe_mean_rows(8, 0) == 0);
+  CHECK(kbit::moe_rows_hint(512, 10, 3) == 3);
+  CHECK(kbit::moe_rows_hint(512, 40, 0) == 1);
+}
