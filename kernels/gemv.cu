@@ -14,10 +14,12 @@
 // (block_pair_offsets2, kUsePairs); the products and their order are the same. At k = 2 and M = 1
 // the 16 pairs are adjacent elements coded straight from the bit planes (block_adjacent_pairs2, no
 // transpose; PT); k = 3 and 4 have pair tables of their own (PT, stage_pair_table).
-// Activations are converted to fp32 once per 8 elements and reused across the lane's 4 rows.
+// Activations are converted to fp32 once per 8 elements and reused across the lane's 4 rows; at M = 1
+// (except on cluster grids) they are loaded with the weights of their k-tile (gemv_tile's PA).
 #include <cooperative_groups.h>
 
 #include <atomic>
+#include <type_traits>
 
 #include "common.cuh"
 #include "kbit/gemv_sched.h"
@@ -96,7 +98,7 @@ constexpr int kGemvMinBlocks = MV == 1 ? 4 : GROUPED ? (MV == 2 ? 3 : 2) : MV ==
 // [0, rows) of A (rows <= MV); the sums of the 4 warps land in `red`. `stage` fills the shared
 // codebook and synchronises the CTA: it runs after the first weight loads are issued, so the
 // codebook's memory round trip overlaps theirs instead of preceding them.
-template <Act ACT, int KB, int MV, bool PT = false, class Stage>
+template <Act ACT, int KB, int MV, bool PT = false, bool PA = false, class Stage>
 __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTraits<ACT>::T* __restrict__ A,
                                           const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
                                           const float* cb_s, const float2* pair_s, int64_t N, int64_t K, int rows,
@@ -129,10 +131,21 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   // instead of swapping two buffers in a loop unrolled by two: the unrolled loop (twice the code)
   // measured 1.02x against main's at M = 1, k = 4 where this one measures 1.05x
   // (bench/results/2026-11-26-h200-gemvlean).
-  struct Tile {
+  // PA (M = 1): the tile also carries the lane's 32 activations of its block (4 x 16 bytes), loaded
+  // with the tile's words, so their L2 round trip runs beside the weights' instead of after them
+  // (ncu, grouped_gemv at K = 512: 11% of stall samples waited on the activations once the weights
+  // were in; bench/results/2026-11-26-h100-itemsfence/ncu-after). The callers turn it on at M = 1
+  // except on the cluster grids (gemv_kernel's CL), where it measured 0.93-0.98x
+  // (bench/results/2026-11-26-h100-prefetcha).
+  static_assert(!PA || MV == 1, "activation prefetch at M = 1 only");
+  struct TileW {
     uint32_t w[kRowsPerLane][KB];
     uint8_t s[kRowsPerLane];
   };
+  struct TileWA : TileW {
+    uint4 a[kBlockSize / 8];
+  };
+  using Tile = std::conditional_t<PA, TileWA, TileW>;  // without PA, main's tile exactly (same SASS)
   // Rows past N exist only in the last row tile; there the lane's rows are checked one by one.
   const bool all_rows = n0 + kGemvRows <= N;
   const int rows_left = static_cast<int>(all_rows ? kGemvRows : N - n0);
@@ -166,6 +179,18 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   int64_t a_row[MV];
 #pragma unroll
   for (int m = 0; m < MV; ++m) a_row[m] = static_cast<int64_t>(m < rows ? m : rows - 1) * K;
+  // PA: the activations of the lane's block in k-tile kt (none past kt_end or for the pad
+  // block). A separate step from fetch: the first tile's words go out before `stage`, which holds
+  // the PDL wait, and A may be read only after it.
+  auto fetch_a = [&](Tile& t, int kt) {
+    if constexpr (PA) {
+      const int kb = kt * kBlocksPerTile + h;
+      if (kt >= kt_last || kb >= kblocks) return;
+      const uint4* ap = reinterpret_cast<const uint4*>(A + a_row[0] + static_cast<int64_t>(kb) * kBlockSize);
+#pragma unroll
+      for (int c = 0; c < kBlockSize / 8; ++c) t.a[c] = __ldg(ap + c);
+    }
+  };
   auto step = [&](const Tile& t, int kt) {
     const int kb = kt * kBlocksPerTile + h;
     if (kb >= kblocks) return;  // the zero pad block when K % 64 == 32
@@ -196,7 +221,11 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
       float a[MV][8];
 #pragma unroll
       for (int m = 0; m < MV; ++m) {
-        const uint4 raw = __ldg(reinterpret_cast<const uint4*>(a_blk + a_row[m] + 8 * c));
+        uint4 raw;
+        if constexpr (PA)
+          raw = t.a[c];
+        else
+          raw = __ldg(reinterpret_cast<const uint4*>(a_blk + a_row[m] + 8 * c));
         const typename Tr::T2* p = reinterpret_cast<const typename Tr::T2*>(&raw);
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
@@ -257,9 +286,11 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   int kt = static_cast<int>(kt_begin) + warp;
   fetch(next, kt, blk);
   stage();
+  fetch_a(next, kt);
   while (kt < kt_last) {  // warp-uniform
     const Tile cur = next;
     fetch(next, kt + kGemvWarps, blk + blk_step);
+    fetch_a(next, kt + kGemvWarps);
     step(cur, kt);
     kt += kGemvWarps;
     blk += blk_step;
@@ -314,7 +345,8 @@ __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) g
   auto late_stage = [&] {
     if constexpr (CL) stage();
   };
-  gemv_tile<ACT, KB, MV, PT>(late_stage, A, w.packed, w.absmax, cb_s, pair_s, w.N, w.K, M, n0, kt_begin, kt_end, red);
+  gemv_tile<ACT, KB, MV, PT, MV == 1 && !CL>(late_stage, A, w.packed, w.absmax, cb_s, pair_s, w.N, w.K, M, n0, kt_begin,
+                                             kt_end, red);
   if constexpr (!CL) pdl_launch_dependents();
 
   // Thread t < 64 owns output row n0 + t for every activation row.
@@ -407,7 +439,7 @@ __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, true>) gr
   if (item.expert < 0) return;
 
   const int64_t n0 = static_cast<int64_t>(blockIdx.y) * kGemvRows;
-  gemv_tile<ACT, KB, MV>([] {}, A + static_cast<int64_t>(item.row0) * w.K, w.packed + item.expert * w.expert_words(),
+  gemv_tile<ACT, KB, MV, false, MV == 1>([] {}, A + static_cast<int64_t>(item.row0) * w.K, w.packed + item.expert * w.expert_words(),
                          w.absmax + item.expert * w.expert_absmax(), cb_s, pair_s, w.N, w.K, item.rows, n0, 0,
                          k_tiles(w.K), red);
   pdl_launch_dependents();  // after the main loop, as the busy dense plans

@@ -4,7 +4,7 @@
 # the headers and CMake package files of libcli11-dev, doctest-dev and nlohmann-json3-dev into
 # .deps/sys (ignored; a copy of the installed packages for that build, never committed), and with
 # OLD=REV also packs REV's sources (without bench/results) as .deps/old-src.txz, the A/B scripts' old arm.
-# Carry .deps/sys (about 2 MB) and .deps/old-src.txz. Usage: [OLD=REV] bash bench/scripts/pack_device_build.sh
+# Carry .deps/sys.txz (the copy packed, about 0.3 MB) and .deps/old-src.txz. Usage: [OLD=REV] bash bench/scripts/pack_device_build.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 S=.deps/sys
@@ -20,4 +20,5 @@ if [ -n "${OLD:-}" ]; then
   git archive "$OLD" | tar --delete bench/results | xz -6 > .deps/old-src.txz
   echo "old sources: $(git rev-parse --short "$OLD"), $(du -h .deps/old-src.txz | cut -f1)"
 fi
-du -sh "$S"
+tar cf - -C .deps sys | xz -6 > .deps/sys.txz
+du -h .deps/sys.txz

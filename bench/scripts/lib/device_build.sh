@@ -1,12 +1,13 @@
 # Building kbit on the GPU machine (sourced from the repo root there), for the calls whose binaries
 # would not fit the working tree's size limit: CMake + ninja with the package files that
-# bench/scripts/pack_device_build.sh copied into .deps/sys.
+# bench/scripts/pack_device_build.sh copied into .deps/sys (carried as .deps/sys.txz).
 
 # device_build SRC BUILD JOBS TARGET...: configure SRC into BUILD (Release, sm_90a, the headers of
 # .deps/sys) and build the TARGETs with JOBS jobs; the log in BUILD.log. Returns cmake's status.
 device_build() {
   local src=$1 build=$2 jobs=$3
   shift 3
+  [ -d .deps/sys ] || tar xJf .deps/sys.txz -C .deps || return 1
   { cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBIT_CUDA_ARCHS=90a \
       -DCMAKE_PREFIX_PATH="$PWD/.deps/sys" &&
     cmake --build "$build" -j "$jobs" --target "$@"; } > "$build.log" 2>&1
@@ -20,6 +21,7 @@ device_build_ab() {
   local old=$1 new=$2 t=$SECONDS rc_old rc_new
   shift 2
   mkdir -p "$old/src" && tar xJf .deps/old-src.txz -C "$old/src"
+  [ -d .deps/sys ] || tar xJf .deps/sys.txz -C .deps || return 1
   device_build "$old/src" "$old/build" 8 kbit-bench & local pid=$!
   device_build . "$new" 8 "$@"; rc_new=$?
   wait $pid; rc_old=$?
