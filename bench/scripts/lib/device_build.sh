@@ -27,9 +27,26 @@ device_build_ab() {
   wait $pid; rc_old=$?
   s "device build: new rc=$rc_new, old rc=$rc_old, $((SECONDS - t)) s ($(nvcc --version | tail -1))"
   [ $rc_new = 0 ] && [ $rc_old = 0 ] || { tail -n 20 "$new.log" "$old/build.log" | tee -a "$W/summary.txt"; return 1; }
-  mkdir -p .deps/gpu
-  cp "$new/apps/kbit-bench/kbit-bench" "$new/apps/kbit-verify/kbit-verify" .deps/gpu/
-  local b
-  for b in kbit_tests_kernels kbit_tests_gpu; do [ -x "$new/tests/$b" ] && cp "$new/tests/$b" .deps/gpu/; done
+  device_install "$new"
   cp "$old/build/apps/kbit-bench/kbit-bench" .deps/gpu/kbit-bench-old
+}
+
+# device_install BUILD: BUILD's kbit-bench, kbit-verify and the doctest binaries it has into .deps/gpu.
+device_install() {
+  mkdir -p .deps/gpu
+  cp "$1/apps/kbit-bench/kbit-bench" "$1/apps/kbit-verify/kbit-verify" .deps/gpu/
+  local b
+  for b in kbit_tests_kernels kbit_tests_gpu; do [ -x "$1/tests/$b" ] && cp "$1/tests/$b" .deps/gpu/; done
+  return 0
+}
+
+# device_build_new BUILD TARGET...: this tree alone into BUILD with 16 jobs, installed by
+# device_install; the time and status in the summary. The record scripts' build.
+device_build_new() {
+  local build=$1 t=$SECONDS rc
+  shift
+  device_build . "$build" 16 "$@"; rc=$?
+  s "device build: rc=$rc, $((SECONDS - t)) s ($(nvcc --version | tail -1))"
+  [ $rc = 0 ] || { tail -n 20 "$build.log" | tee -a "$W/summary.txt"; return 1; }
+  device_install "$build"
 }
