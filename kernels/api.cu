@@ -203,12 +203,18 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   //   tcw_pdl 20.9 us on Llama-3-8B down (58.7 M), 20.5 vs 22.9 on Llama-3-70B q_proj (67 M); 10.6 vs
   //   10.6 on GLM shared_experts.down (21 M), 9.3 vs 9.1 on Llama-3-8B q_proj (16.8 M). k = 4 only:
   //   the other widths were not measured (found by a read-only review).
+  //   The record of 2026-11-26 (bench/results/2026-11-26-h100-record-s16, gemv_pdl and tcv_pdl rows
+  //   beside automatic_pdl, k = 2..5) measured the other widths and gemv's later gains (split-K
+  //   atomic, activation prefetch): at M = 2 gemv_pdl beat tcw on every shape the rule gave it, at
+  //   every width (1.05-1.37x: Qwen3 dense.down 6.79 vs 7.97 us at k = 4, Llama-3-70B q_proj 16.5 vs
+  //   22.6 at k = 2), so tcw starts at M = 3. At M = 4 the other widths are mixed: tcv_pdl beats tcw
+  //   on Qwen3 o_proj (8.4 M), Llama-3-8B down and Llama-3-70B q_proj at k = 2, 3, 5 (1.08-1.26x) but
+  //   loses on the 10.5 M shapes (Qwen3 dense.down 8.62 vs 8.14 us at k = 3): not ruled.
   const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
   if (pdl && detail::device_has_pdl()) {  // only where the launches really overlap
     if (M <= 4 && w.K <= 512 && w.N <= 2048) return Kernel::gemv;
     if (M <= 16 && w.K >= 4096 && weights < 8.0e6) return Kernel::tcv;
-    if (M >= 2 && M <= 8 && tcw_supported() && w.K >= 4096 && weights >= 8.0e6 &&
-        weights < (M == 2 && w.bits == 4 ? 32.0e6 : 100.0e6) &&
+    if (M >= 3 && M <= 8 && tcw_supported() && w.K >= 4096 && weights >= 8.0e6 && weights < 100.0e6 &&
         !detail::tcv_latency_plan(M, w, act))
       return Kernel::tcw;
   }
@@ -228,8 +234,14 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // (2026-11-25-h100-cluster) the same holds there: q_proj M = 1 5.7 / 6.5 / 7.4 vs gemv 6.3 / 7.0 /
   // 7.6 us, q_b_proj 4.7 / 5.2 / 5.9 vs 5.5 / 5.8 / 6.1.
   // (Asked last: the plan behind it is the one query here that costs more than arithmetic.)
+  // At M = 1 the widest one-pass shapes went back to gemv at k >= 3 after its split-K atomic and
+  // activation prefetch (record of 2026-11-26, bench/results/2026-11-26-h100-record-s16): Qwen3
+  // dense.gate_up (21 M weights) 7.40 / 7.73 / 9.57 us with PDL against tcv's 8.17 / 9.29 / 10.03 at
+  // k = 3 / 4 / 5, while tcv keeps k = 2 (5.95 vs 6.83) and the 4-8 M shapes (q_proj 4.46 vs 5.12 at
+  // k = 4). The only catalogue shape of the one-pass rule at >= 16 M weights.
   auto tcv_one_pass = [&] { return detail::tcv_short_k_pass(M, w, act); };
-  if (M <= 2 && w.K > 512 && weights >= 3.5e6 && tcv_one_pass()) return Kernel::tcv;
+  const bool gemv_wide = M == 1 && w.bits >= 3 && weights >= 16.0e6 && detail::gemv_fits(w);
+  if (M <= 2 && w.K > 512 && weights >= 3.5e6 && !gemv_wide && tcv_one_pass()) return Kernel::tcv;
   // Short rows (K <= 512) go to tcv except narrow ones: after gemv's leaner step loop (2026-11-26,
   // bench/results/2026-11-26-h200-gemvlean/final, same run) gemv takes Qwen3 shared_expert.down
   // (2048 x 512) at M = 1 / 2 in 3.69 / 3.89 us against tcv's 4.08 / 4.10 (k = 4; 1.05-1.13x at
