@@ -34,7 +34,8 @@ device_build_ab() {
 # device_install BUILD: BUILD's kbit-bench, kbit-verify and the doctest binaries it has into .deps/gpu.
 device_install() {
   mkdir -p .deps/gpu
-  cp "$1/apps/kbit-bench/kbit-bench" "$1/apps/kbit-verify/kbit-verify" .deps/gpu/
+  local f
+  for f in apps/kbit-bench/kbit-bench apps/kbit-verify/kbit-verify; do [ -x "$1/$f" ] && cp "$1/$f" .deps/gpu/; done
   local b
   for b in kbit_tests_kernels kbit_tests_gpu; do [ -x "$1/tests/$b" ] && cp "$1/tests/$b" .deps/gpu/; done
   return 0
