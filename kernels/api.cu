@@ -237,8 +237,9 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // At M = 1 the widest one-pass shapes went back to gemv at k >= 3 after its split-K atomic and
   // activation prefetch (record of 2026-11-26, bench/results/2026-11-26-h100-record-s16): Qwen3
   // dense.gate_up (21 M weights) 7.40 / 7.73 / 9.57 us with PDL against tcv's 8.17 / 9.29 / 10.03 at
-  // k = 3 / 4 / 5, while tcv keeps k = 2 (5.95 vs 6.83) and the 4-8 M shapes (q_proj 4.46 vs 5.12 at
-  // k = 4). The only catalogue shape of the one-pass rule at >= 16 M weights.
+  // k = 3 / 4 / 5, and 8.35 / 9.04 / 10.55 against 8.96 / 10.03 / 10.85 without, while tcv keeps
+  // k = 2 (5.95 vs 6.83 with PDL) and the 4-8 M shapes (q_proj 4.46 vs 5.12 at k = 4). The only
+  // catalogue shape of the one-pass rule at >= 16 M weights.
   auto tcv_one_pass = [&] { return detail::tcv_short_k_pass(M, w, act); };
   const bool gemv_wide = M == 1 && w.bits >= 3 && weights >= 16.0e6 && detail::gemv_fits(w);
   if (M <= 2 && w.K > 512 && weights >= 3.5e6 && !gemv_wide && tcv_one_pass()) return Kernel::tcv;
