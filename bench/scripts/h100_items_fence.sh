@@ -27,18 +27,8 @@ if [ "$PHASE" = check ]; then
   verify_run verify-pdl 60 8 "verify --quick --pdl moe" --quick --pdl --kernels moe
   exit 0
 fi
-moe_catalogue "$W/moe"
-MOE_SHAPES=$SHAPES; unset SHAPES
-arm_setup() {
-  case $1 in
-    old*) BIN=.deps/gpu/kbit-bench-old ;;
-  esac
-  case $1 in
-    *moe) SHAPES=$MOE_SHAPES; B="--M 1,2,3,4,8,16 --bits 2,3,4,5 --dtypes f16"; KERNELS=grouped_gemv,grouped_tcv,automatic_pdl ;;
-    *) unset SHAPES; B="--M 1,2,4 --bits 2,4 --dtypes f16"; KERNELS=gemv,tcv ;;
-  esac
-}
-REPS=${IF_REPS:-2} MIN_LEFT=20 bench_rotation itemsfence oldmoe newmoe old new
+REPS=${IF_REPS:-2} MIN_LEFT=20 dense_moe_ab itemsfence "--M 1,2,4 --bits 2,4 --dtypes f16" gemv,tcv \
+  "--M 1,2,3,4,8,16 --bits 2,3,4,5 --dtypes f16" grouped_gemv,grouped_tcv,automatic_pdl
 if [ "$(left)" -gt 40 ]; then
   OUT=$W NCU_KERNELS='grouped_gemv_kernel' NCU_EXTRA_SECTIONS=SourceCounters NCU_SOURCE_PAGE=1 timeout $(( $(left) - 5 )) \
     bash bench/scripts/h100_ncu_profile.sh "moe/qwen3-coder-next.mlp.experts.down/E512.N2048.K512.top10.realistic/T1/k4/f16/grouped_gemv" \

@@ -16,18 +16,8 @@ device_build_ab /tmp/paold /tmp/panew kbit-bench kbit-verify kbit_tests_kernels 
 doctest_checks 120 '*gemv*,*split-K*,*pdl*,*MoE kernels equal*,*MoeArgs::pdl*' 120 '*gemv*,*MoE kernels equal*' 90
 verify_run verify 90 6 "verify --quick gemv,grouped_gemv" --quick --kernels gemv,grouped_gemv
 verify_run verify-pdl 60 6 "verify --quick --pdl gemv,grouped_gemv" --quick --pdl --kernels gemv,grouped_gemv
-moe_catalogue "$W/moe"
-MOE_SHAPES=$SHAPES; unset SHAPES
-arm_setup() {
-  case $1 in
-    old*) BIN=.deps/gpu/kbit-bench-old ;;
-  esac
-  case $1 in
-    *moe) SHAPES=$MOE_SHAPES; B="--M 1,2 --bits 2,3,4,5 --dtypes f16"; KERNELS=grouped_gemv,automatic_pdl ;;
-    *) unset SHAPES; B="--M 1 --bits 2,3,4,5 --dtypes f16"; KERNELS=gemv,automatic_pdl ;;
-  esac
-}
-MIN_LEFT=30 REPS=${PA_REPS:-2} bench_rotation prefetcha oldmoe newmoe old new
+MIN_LEFT=30 REPS=${PA_REPS:-2} dense_moe_ab prefetcha "--M 1 --bits 2,3,4,5 --dtypes f16" gemv,automatic_pdl \
+  "--M 1,2 --bits 2,3,4,5 --dtypes f16" grouped_gemv,automatic_pdl
 if [ "$(left)" -gt 30 ]; then
   OUT=$W NCU_KERNELS='grouped_gemv_kernel' NCU_EXTRA_SECTIONS=SourceCounters NCU_SOURCE_PAGE=1 timeout $(( $(left) - 5 )) \
     bash bench/scripts/h100_ncu_profile.sh "moe/qwen3-coder-next.mlp.experts.down/E512.N2048.K512.top10.realistic/T1/k4/f16/grouped_gemv" \

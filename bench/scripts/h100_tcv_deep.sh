@@ -18,18 +18,8 @@ device_build_ab /tmp/tdold /tmp/tdnew kbit-bench kbit-verify kbit_tests_kernels 
 doctest_checks 100 '*tcv*,*documented W*,*moe_weight_roundings*,*MoE kernels equal*' 100 '*documented W*,*moe_weight_roundings*' 100
 verify_run verify 80 6 "verify --quick tcv,grouped_tcv" --quick --kernels tcv,grouped_tcv
 verify_run verify-pdl 40 4 "verify --quick --pdl grouped_tcv" --quick --pdl --kernels grouped_tcv
-moe_catalogue "$W/moe"
-MOE_SHAPES=$SHAPES; unset SHAPES
-arm_setup() {
-  case $1 in
-    old*) BIN=.deps/gpu/kbit-bench-old ;;
-  esac
-  case $1 in
-    *moe) SHAPES=$MOE_SHAPES; B="--M 1,2,4,8 --bits 2,3,4,5 --dtypes f16"; KERNELS=grouped_tcv,automatic_pdl ;;
-    all) unset SHAPES; B="--M 1,2,4 --bits 2,3,4,5 --dtypes f16"; KERNELS=automatic,automatic_pdl,gemv,tcv,grouped_tcv ;;
-    *) unset SHAPES; B="--M 1,2,4,8 --bits 2,4 --dtypes f16"; KERNELS=tcv,automatic_pdl ;;
-  esac
-}
 # The A/B gets the budget left but 100 s; the record runs only with at least 75 s left.
-BUDGET=$((BUDGET - 100)) MIN_LEFT=20 REPS=${TD_REPS:-2} bench_rotation tcvdeep oldmoe newmoe old new
+BUDGET=$((BUDGET - 100)) MIN_LEFT=20 REPS=${TD_REPS:-2} dense_moe_ab tcvdeep "--M 1,2,4,8 --bits 2,4 --dtypes f16" \
+  tcv,automatic_pdl "--M 1,2,4,8 --bits 2,3,4,5 --dtypes f16" grouped_tcv,automatic_pdl
+arm_setup() { unset SHAPES; B="--M 1,2,4 --bits 2,3,4,5 --dtypes f16"; KERNELS=automatic,automatic_pdl,gemv,tcv,grouped_tcv; }
 MIN_LEFT=75 REPS=1 bench_rotation tcvdeep all

@@ -130,6 +130,25 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 
+# dense_moe_ab TAG DENSE_FLAGS DENSE_KERNELS MOE_FLAGS MOE_KERNELS: kbit-bench in rotation over the
+# arms oldmoe, newmoe, old, new (bench_rotation: REPS, MIN_LEFT and BUDGET as the caller sets them).
+# The *moe arms bench the MoE-only catalogue (moe_catalogue) with MOE_FLAGS and MOE_KERNELS, the
+# others the whole catalogue with DENSE_FLAGS and DENSE_KERNELS; the old* arms run main's kbit-bench,
+# .deps/gpu/kbit-bench-old (carried, or built by lib/device_build.sh). The session's A/B scripts.
+dense_moe_ab() {
+  DMA_DB=$2 DMA_DK=$3 DMA_MB=$4 DMA_MK=$5
+  moe_catalogue "$W/moe"
+  DMA_SHAPES=$SHAPES; unset SHAPES
+  arm_setup() {
+    case $1 in old*) BIN=.deps/gpu/kbit-bench-old ;; esac
+    case $1 in
+      *moe) SHAPES=$DMA_SHAPES; B=$DMA_MB; KERNELS=$DMA_MK ;;
+      *) unset SHAPES; B=$DMA_DB; KERNELS=$DMA_DK ;;
+    esac
+  }
+  bench_rotation "$1" oldmoe newmoe old new
+}
+
 # gtcw_checks DOCTEST_S SANITIZER_S VERIFY_S [TOOL...]: the GPU and its clocks, every GPU doctest,
 # each compute-sanitizer TOOL (memcheck, racecheck) over the MoE + grouped_tcw doctests, then
 # kbit-verify --quick on grouped_tcw + automatic (MoE), each under its timeout; the grouped_tcw
