@@ -420,7 +420,7 @@ std::atomic<int> g_tcv_force_pairs{0};  // tcv_force_pairs (tests)
 // The dense kernel's choice of decode at this M (launch.h: tcv_uses_pairs).
 bool tcv_pairs(const TiledView& w, int64_t M) { return tcv_uses_pairs(w, false, M); }
 constexpr int tcv_dyn_smem(int kb, bool pr) {
-  return pr && kb == 4 ? kPairTableRows<4> * 128 : pr && kb == 3 ? kPairTableRows<3> * 128 : 0;
+  return pr && kb == 4 ? kPairTableBytes<4> : pr && kb == 3 ? kPairTableBytes<3> : 0;
 }
 
 template <Act ACT, int KB, int NT, bool PR>

@@ -108,11 +108,13 @@ __device__ __forceinline__ void table_pairs(const uint32_t (&wc)[2][KB], const f
 // Numerics: W' = rn(rn(cb) * dec) in the activation type (two roundings; dec, an E4M4 value, is
 // exact in fp16 and bf16), where frag_from_offsets rounds cb * dec once. TiledView::half_cb keeps
 // rn(cb) free of an absolute (subnormal) error; kbit-verify derives its tolerance for it.
-inline constexpr int kPairTableBytes = 256 * 32 * 4;
 // k = 3 decodes by the same table: block_nibbles<3> leaves bit 3 of every code clear, so the entries
 // e = lo | hi << 4 it reads are below 0x78, in the first 128 rows (16 KB), staged from the 8 codes.
 template <int KB>
 inline constexpr int kPairTableRows = KB == 3 ? 128 : 256;
+// The table's shared-memory bytes: 32 words of 4 bytes per row (32 KB at k = 4, 16 KB at k = 3).
+template <int KB>
+inline constexpr int kPairTableBytes = kPairTableRows<KB> * 32 * 4;
 
 // Stage the table from the fp32 codebook in shared memory; caller synchronises before and after.
 // The dense tcv and grouped_tcw stage it so (stage_pair_table_vec below measured slower or was not

@@ -38,7 +38,7 @@ __host__ __device__ inline int64_t tcw_steps(int64_t K) { return (K + kStepK - 1
 
 // Dynamic shared memory: the activation stages, then the pair table (PR).
 template <int MN, bool PR>
-constexpr int tcw_smem_bytes() { return TcwCfg<MN>::kSmem + (PR ? kPairTableBytes : 0); }
+constexpr int tcw_smem_bytes() { return TcwCfg<MN>::kSmem + (PR ? kPairTableBytes<4> : 0); }
 }  // namespace
 
 // The step loop of one (row tile, token tile) over steps sb .. se - 1, used by grouped_tcw_kernel (tcw_kernel and

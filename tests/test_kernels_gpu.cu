@@ -520,19 +520,22 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
     for (int bits : {2, 3, 4, 5}) {
       CAPTURE(bits);
       w.bits = bits;
-      w.N = 10240;
       // tcv where its one-pass plan holds. The plan depends on the GPU; on 132 SMs (H100, H200) it
-      // must hold for all three shapes, so the guarded checks below cannot skip there.
-      if (h100) {
-        CHECK(gpu::detail::tcv_short_k_pass(1, w, Act::f16));
-        CHECK(gpu::detail::tcv_short_k_pass(2, w, Act::f16));
-      }
-      const gpu::Kernel one_pass = gpu::detail::tcv_short_k_pass(1, w, Act::f16) ? gpu::Kernel::tcv : gpu::Kernel::gemv;
-      CHECK(gpu::choose_kernel(1, w, Act::f16, false, pdl) == (bits >= 3 ? gpu::Kernel::gemv : one_pass));
-      if (gpu::detail::tcv_short_k_pass(2, w, Act::f16)) CHECK(gpu::choose_kernel(2, w, Act::f16, false, pdl) == gpu::Kernel::tcv);
+      // must hold for all three cases, so the guarded checks below cannot skip there.
+      const bool pass1 = gpu::detail::tcv_short_k_pass(1, w, Act::f16);
+      const bool pass2 = gpu::detail::tcv_short_k_pass(2, w, Act::f16);
       w.N = 4096;
-      if (h100) CHECK(gpu::detail::tcv_short_k_pass(1, w, Act::f16));
-      if (gpu::detail::tcv_short_k_pass(1, w, Act::f16)) CHECK(gpu::choose_kernel(1, w, Act::f16, false, pdl) == gpu::Kernel::tcv);
+      const bool pass_q = gpu::detail::tcv_short_k_pass(1, w, Act::f16);
+      if (h100) {
+        CHECK(pass1);
+        CHECK(pass2);
+        CHECK(pass_q);
+      }
+      if (pass_q) CHECK(gpu::choose_kernel(1, w, Act::f16, false, pdl) == gpu::Kernel::tcv);
+      w.N = 10240;
+      const gpu::Kernel one_pass = pass1 ? gpu::Kernel::tcv : gpu::Kernel::gemv;
+      CHECK(gpu::choose_kernel(1, w, Act::f16, false, pdl) == (bits >= 3 ? gpu::Kernel::gemv : one_pass));
+      if (pass2) CHECK(gpu::choose_kernel(2, w, Act::f16, false, pdl) == gpu::Kernel::tcv);
     }
   }
 }

@@ -4,10 +4,13 @@
 
 # device_build SRC BUILD JOBS TARGET...: configure SRC into BUILD (Release, sm_90a, the headers of
 # .deps/sys) and build the TARGETs with JOBS jobs; the log in BUILD.log. Returns cmake's status.
+# device_sys: .deps/sys from its carried archive, once (before builds run side by side).
+device_sys() { [ -d .deps/sys ] || tar xJf .deps/sys.txz -C .deps; }
+
 device_build() {
   local src=$1 build=$2 jobs=$3
   shift 3
-  [ -d .deps/sys ] || tar xJf .deps/sys.txz -C .deps || return 1
+  device_sys || return 1
   { cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBIT_CUDA_ARCHS=90a \
       -DCMAKE_PREFIX_PATH="$PWD/.deps/sys" &&
     cmake --build "$build" -j "$jobs" --target "$@"; } > "$build.log" 2>&1
@@ -21,7 +24,7 @@ device_build_ab() {
   local old=$1 new=$2 t=$SECONDS rc_old rc_new
   shift 2
   mkdir -p "$old/src" && tar xJf .deps/old-src.txz -C "$old/src"
-  [ -d .deps/sys ] || tar xJf .deps/sys.txz -C .deps || return 1
+  device_sys || return 1
   device_build "$old/src" "$old/build" 8 kbit-bench & local pid=$!
   device_build . "$new" 8 "$@"; rc_new=$?
   wait $pid; rc_old=$?
