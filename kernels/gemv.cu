@@ -307,17 +307,27 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   __syncthreads();
 }
 
-// CL (cluster launch, the small grids of launch_dense): the first weight loads go out before the
-// codebook is staged, and the K slices (grid.y, one cluster) meet in distributed shared memory.
-// Without CL the codebook is staged first (on the larger grids the reordering measured 0.8-1.0x,
-// bench/results/2026-11-25-h100-cluster) and split K goes through the workspace.
+// The grid's layout and PDL placement (gemv_kernel's MODE):
+// - kGemvWorkspace: the codebook is staged (and, with LinearArgs::pdl, the previous work waited for)
+//   first, split K goes through the workspace, the next launch may start after the main loop;
+// - kGemvCluster (the small grids of launch_dense): the first weight loads go out before the
+//   codebook is staged, the K slices (grid.y, one cluster) meet in distributed shared memory, and
+//   the next launch may start once the wait returns. Without it the codebook is staged first (on the
+//   larger grids the reordering measured 0.8-1.0x, bench/results/2026-11-25-h100-cluster);
+// - kGemvEarly (PDL launches of the workspace grids gemv_early_launch picks, M <= 2): the first
+//   weight loads before the wait, so they overlap the previous kernel's tail, and the next launch
+//   let in once the wait returns.
+enum GemvMode : int { kGemvWorkspace = 0, kGemvCluster = 1, kGemvEarly = 2 };
+
 // PT: the pair-table decode of k = 3, 4 (stage_pair_table) and of k = 2 at M = 1 (adjacent pairs,
 // stage_adjacent_pairs2); launch_gemv picks it (gemv_uses_pairs).
-template <Act ACT, int KB, int MV, bool CL, bool PT>
+template <Act ACT, int KB, int MV, int MODE, bool PT>
 __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) gemv_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
                                                            typename ActTraits<ACT>::T* __restrict__ C, int M,
                                                            TiledView w, SplitK sk) {
   using Tr = ActTraits<ACT>;
+  constexpr bool CL = MODE == kGemvCluster;
+  constexpr bool LATE = MODE != kGemvWorkspace;  // the first weight loads before the stage (and its wait)
   __shared__ float cb_s[PT ? 1 : 1 << KB];
   __shared__ alignas(256) float2 pair_s[PT ? kPairTable<KB> : kUsePairs<KB, MV> ? 16 : 1];
   __shared__ float red[kGemvWarps][MV][kGemvRows];
@@ -330,24 +340,25 @@ __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) g
       stage_codebook<KB>(w.codebook, cb_s);
     if constexpr (kUsePairs<KB, MV> && !PT) stage_pairs2(w.codebook, pair_s);
     // LinearArgs::pdl: A, C and the workspace only after the previous work in the stream. The
-    // small grids (CL) then let the next launch start (not at kernel start: one launch waits behind
-    // this one, not a chain; bench/results/2026-11-25-h100-pdl2); the others only after their main
-    // loop (below), since waiting CTAs beside a busy grid slowed it (2026-11-25-h100-pdl3).
+    // LATE grids (CL, kGemvEarly) then let the next launch start (not at kernel start: one launch
+    // waits behind this one, not a chain; bench/results/2026-11-25-h100-pdl2); main's workspace grids
+    // only after their main loop (below): waiting CTAs beside a busy grid slowed it (-pdl3), and
+    // gemv_early_launch keeps those where the early launch lost (-gemvearly).
     pdl_wait();
-    if constexpr (CL) pdl_launch_dependents();
+    if constexpr (LATE) pdl_launch_dependents();
     __syncthreads();
   };
-  if constexpr (!CL) stage();
+  if constexpr (!LATE) stage();
 
   const int64_t n0 = static_cast<int64_t>(blockIdx.x) * kGemvRows;
   int64_t kt_begin, kt_end;
   slice_range(k_tiles(w.K), sk.splits, blockIdx.y, kt_begin, kt_end);
   auto late_stage = [&] {
-    if constexpr (CL) stage();
+    if constexpr (LATE) stage();
   };
   gemv_tile<ACT, KB, MV, PT, MV == 1 && !CL>(late_stage, A, w.packed, w.absmax, cb_s, pair_s, w.N, w.K, M, n0, kt_begin,
                                              kt_end, red);
-  if constexpr (!CL) pdl_launch_dependents();
+  if constexpr (!LATE) pdl_launch_dependents();
 
   // Thread t < 64 owns output row n0 + t for every activation row.
   const int t = threadIdx.x;
@@ -458,7 +469,7 @@ namespace {
 template <Act ACT, int KB, int MV, bool PT>
 int gemv_blocks_per_sm() {
   static int cache[64] = {};
-  return cached_blocks_per_sm(gemv_kernel<ACT, KB, MV, false, PT>, kGemvThreads, cache);
+  return cached_blocks_per_sm(gemv_kernel<ACT, KB, MV, kGemvWorkspace, PT>, kGemvThreads, cache);
 }
 
 template <Act ACT, int KB, int MV, bool PT>
@@ -490,10 +501,15 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   const T* A = static_cast<const T*>(a.A);
   T* C = static_cast<T*>(a.C);
   const int M = static_cast<int>(a.M);
-  if (!cluster)
-    return launch_ex(gemv_kernel<ACT, KB, MV, false, PT>, grid, kGemvThreads, 0, a.stream, 1, a.pdl, A, C, M, a.w, sk);
-  return launch_ex(gemv_kernel<ACT, KB, MV, true, PT>, grid, kGemvThreads, 0, a.stream, grid.y, a.pdl, A, C, M, a.w,
-                   sk);
+  if (cluster)
+    return launch_ex(gemv_kernel<ACT, KB, MV, kGemvCluster, PT>, grid, kGemvThreads, 0, a.stream, grid.y, a.pdl, A, C,
+                     M, a.w, sk);
+  if constexpr (MV <= 2)
+    if (a.pdl && gemv_early_launch(p, a.w.K, slots))
+      return launch_ex(gemv_kernel<ACT, KB, MV, kGemvEarly, PT>, grid, kGemvThreads, 0, a.stream, 1, a.pdl, A, C, M,
+                       a.w, sk);
+  return launch_ex(gemv_kernel<ACT, KB, MV, kGemvWorkspace, PT>, grid, kGemvThreads, 0, a.stream, 1, a.pdl, A, C, M,
+                   a.w, sk);
 }
 
 template <Act ACT, int KB, bool PT>

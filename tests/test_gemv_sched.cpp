@@ -77,3 +77,35 @@ TEST_CASE("gemv plan: the measured H100 plans") {
     CHECK_FALSE(o.cluster);
   }
 }
+
+TEST_CASE("gemv plan: the PDL launches that load weights before the wait (gemv_early_launch)") {
+  constexpr int64_t kSlots = 4 * kH100Sms;  // M = 1, 2: 4 CTAs per SM (128 registers)
+  auto early = [&](int64_t N, int64_t K) {
+    const kbit::GemvPlan p = kbit::gemv_plan_for(N, K, kSlots, kH100Sms, true);
+    return kbit::gemv_early_launch(p, K, kSlots);
+  };
+  // One k-tile per warp on full one-wave grids: Qwen3 q_proj and o_proj (512 CTAs).
+  CHECK(early(4096, 2048));
+  CHECK(early(2048, 4096));
+  // Short CTAs on part of the slots: GLM q_b_proj (240 CTAs), Llama-3-8B k_proj (256).
+  CHECK(early(5120, 768));
+  CHECK(early(1024, 4096));
+  // Long CTAs on most of the slots: Qwen3 dense.gate_up (480 CTAs, 11 k-tiles each), Llama-3-70B
+  // gate_up (896 CTAs, more than one wave).
+  CHECK(early(10240, 2048));
+  CHECK(early(57344, 8192));
+  // Long CTAs on 320 of 528 slots: GLM shared_experts.gate_up, where the early launch lost.
+  CHECK_FALSE(early(20480, 2048));
+  // Cluster grids have their own PDL placement (Qwen3 k_proj).
+  const kbit::GemvPlan k = kbit::gemv_plan_for(512, 2048, kSlots, kH100Sms, true);
+  REQUIRE(k.cluster);
+  CHECK_FALSE(kbit::gemv_early_launch(k, 2048, kSlots));
+  // The rule itself on hand-made plans: 3/4 of the slots, or at most 8 k-tiles per CTA.
+  kbit::GemvPlan p;
+  p.tiles = 99, p.splits = 4;  // 396 CTAs = 3/4 of 528, 64 k-tiles each at K = 16384
+  CHECK(kbit::gemv_early_launch(p, 16384, kSlots));
+  p.tiles = 98;  // 392 CTAs
+  CHECK_FALSE(kbit::gemv_early_launch(p, 16384, kSlots));
+  CHECK(kbit::gemv_early_launch(p, 2048, kSlots));   // 8 k-tiles per CTA
+  CHECK_FALSE(kbit::gemv_early_launch(p, 2112, kSlots));  // 33 k-tiles in 4 slices: 9 in the first
+}

@@ -364,7 +364,8 @@ bool launch_pdl(gpu::Kernel kernel, Act act, const DeviceWeights& w, const uint1
 
 TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them in the stream") {
   // gemv's and tcv's plans on these shapes: split K in one cluster, tcv's one pass, split K
-  // through the workspace ({64, 4096} for gemv) and whole-K tiles; tcw's per-tile plan with its
+  // through the workspace ({64, 4096} for gemv; at M = 1, 2 with the weights loaded before the wait,
+  // gemv_early_launch) and whole-K tiles; tcw's per-tile plan with its
   // permute and reduce launches, then its stream-K plan (forced) with the fixup launch. Whatever
   // the plan, C must be the CPU reference's bit for bit. The producer runs ~0.1 ms after it lets
   // the first launch start.
@@ -388,7 +389,7 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
                                                                            {1032, 4096}, {64, 4096}}) {
         const QuantizedTensor q = make_exact_weights(bits, 1, N, K, seed++);
         const DeviceWeights w(q);
-        for (int64_t M : {1, 3, 9, 16, 40}) {
+        for (int64_t M : {1, 2, 3, 9, 16, 40}) {
           const std::vector<float> A = make_exact_activations(M, K, seed++);
           std::vector<float> ref(size_t(M * N));
           gemm_ref(A.data(), M, q.view(), ref.data());
@@ -467,10 +468,11 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
 TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results of the plain calls") {
   // y = W2 (W1 x) with x written by a slow producer, every call with the flag (each launch also lets
   // the next one start early), against the same chain without it: equal bit for bit. 1024 x 1024
-  // and 768 x 768 take gemv's and tcv's cluster and one-pass plans at M = 1..16 and tcw at M = 32.
+  // and 768 x 768 take gemv's and tcv's cluster and one-pass plans at M = 1..16 and tcw at M = 32;
+  // 2048 x 2048 gemv's workspace grid that loads weights before the wait (gemv_early_launch) at M = 1, 2.
   Stream st;
   uint64_t seed = 9900;
-  for (int64_t D : {768, 1024})
+  for (int64_t D : {768, 1024, 2048})
     for (int bits : {3, 4}) {
       const QuantizedTensor q1 = random_weights(bits, 1, D, D, seed++), q2 = random_weights(bits, 1, D, D, seed++);
       const DeviceWeights w1(q1), w2(q2);
@@ -486,13 +488,15 @@ TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results
           dA.poison();
           h.poison();
           y.poison();
-          const size_t wsb = std::max(gpu::linear_workspace_bytes(M, w1.view, act), gpu::linear_workspace_bytes(M, w2.view, act));
+          const gpu::Kernel kernel = D == 2048 && M <= 2 ? gpu::Kernel::gemv : gpu::Kernel::automatic;
+          const size_t wsb = std::max(gpu::linear_workspace_bytes(M, w1.view, act, kernel),
+                                      gpu::linear_workspace_bytes(M, w2.view, act, kernel));
           DeviceBuf<char> ws1(wsb), ws2(wsb);
           ws1.zero();
           ws2.zero();
           behind_slow_producer(st.s, src, dA, y, [&] {
-            REQUIRE(launch_pdl(gpu::Kernel::automatic, act, w1, dA.p, h.p, M, ws1, st.s, pdl));
-            REQUIRE(launch_pdl(gpu::Kernel::automatic, act, w2, h.p, y.p, M, ws2, st.s, pdl));
+            REQUIRE(launch_pdl(kernel, act, w1, dA.p, h.p, M, ws1, st.s, pdl));
+            REQUIRE(launch_pdl(kernel, act, w2, h.p, y.p, M, ws2, st.s, pdl));
           });
           out[pdl] = y.host();
         }

@@ -49,4 +49,16 @@ inline GemvPlan gemv_plan_for(int64_t N, int64_t K, int64_t slots, int64_t sms, 
   return p;
 }
 
+// Whether a plan's PDL launch (LinearArgs::pdl, M <= 2) issues its first weight loads before the
+// wait and lets the next launch in once the wait returns (gemv_kernel's kGemvEarly): every workspace
+// grid that fills at least 3/4 of the `slots` or gives each CTA at most 2 k-tiles per warp. H100,
+// bench/results/2026-11-26-h100-gemvearly: 1.04-1.32x on those (Qwen3 o_proj 5.18 -> 4.32 us at M = 1,
+// k = 4); GLM shared_experts.gate_up (320 CTAs on 528 slots, 8 k-tiles per warp) lost 0.83-0.90x.
+inline bool gemv_early_launch(const GemvPlan& p, int64_t K, int64_t slots) {
+  if (p.cluster) return false;
+  const int64_t ctas = p.tiles * p.splits;
+  const int64_t kt_per_cta = (k_tiles(K) + p.splits - 1) / p.splits;
+  return 4 * ctas >= 3 * slots || kt_per_cta <= 2 * kGemvWarps;
+}
+
 }  // namespace kbit
