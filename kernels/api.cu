@@ -210,10 +210,23 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   //   22.6 at k = 2), so tcw starts at M = 3. At M = 4 the other widths are mixed: tcv_pdl beats tcw
   //   on Qwen3 o_proj (8.4 M), Llama-3-8B down and Llama-3-70B q_proj at k = 2, 3, 5 (1.08-1.26x) but
   //   loses on the 10.5 M shapes (Qwen3 dense.down 8.62 vs 8.14 us at k = 3): not ruled.
+  // gemv's early PDL launches (2026-11-26, bench/results/2026-11-26-h100-gemvearly/land, gemv_pdl
+  // beside automatic_pdl in the same run) moved three more at M <= 2:
+  // - rows of K >= 4096 below 8 M weights go to tcv from M = 3 only: Llama-3-8B k/v_proj gemv_pdl
+  //   3.20-3.65 us at M = 1 against tcv's 3.96-4.81 (1.25-1.32x), 1.07-1.16x at M = 2;
+  // - short rows (K <= 512) of wide weights at M = 1 go to gemv: GLM kv_b_proj 3.79 / 3.87 / 3.97 us
+  //   against tcv's 3.90 / 4.35 / 4.64 at k = 3 / 4 / 5; with gemv_pdl_plan's unsplit grid
+  //   (bench/results/2026-11-26-h100-gemvrules, same run) 2.34 / 2.75 / 2.78 / 3.07 us at k = 2..5
+  //   against tcv's 3.11 at k = 2;
+  // - gemv_wide below: at M = 1, k >= 3 gemv takes the one-pass shapes from 8 M weights: Qwen3
+  //   q_proj (8.4 M) 3.92 / 4.30 / 4.69 us against tcv's 4.50 / 4.49 / 5.18; GLM q_b_proj (3.9 M)
+  //   stays on tcv (3.31 vs 3.68 at k = 4).
   const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
-  if (pdl && detail::device_has_pdl()) {  // only where the launches really overlap
+  const bool pdl_live = pdl && detail::device_has_pdl();  // only where the launches really overlap
+  if (pdl_live) {
     if (M <= 4 && w.K <= 512 && w.N <= 2048) return Kernel::gemv;
-    if (M <= 16 && w.K >= 4096 && weights < 8.0e6) return Kernel::tcv;
+    if (M == 1 && w.K <= 512 && detail::gemv_fits(w)) return Kernel::gemv;
+    if (M >= 3 && M <= 16 && w.K >= 4096 && weights < 8.0e6) return Kernel::tcv;
     if (M >= 3 && M <= 8 && tcw_supported() && w.K >= 4096 && weights >= 8.0e6 && weights < 100.0e6 &&
         !detail::tcv_latency_plan(M, w, act))
       return Kernel::tcw;
@@ -241,12 +254,12 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // k = 2 (5.95 vs 6.83 with PDL) and the 4-8 M shapes (q_proj 4.46 vs 5.12 at k = 4). The only
   // catalogue shape of the one-pass rule at >= 16 M weights.
   auto tcv_one_pass = [&] { return detail::tcv_short_k_pass(M, w, act); };
-  const bool gemv_wide = M == 1 && w.bits >= 3 && weights >= 16.0e6 && detail::gemv_fits(w);
+  const bool gemv_wide = M == 1 && w.bits >= 3 && weights >= (pdl_live ? 8.0e6 : 16.0e6) && detail::gemv_fits(w);
   if (M <= 2 && w.K > 512 && weights >= 3.5e6 && !gemv_wide && tcv_one_pass()) return Kernel::tcv;
   // Short rows (K <= 512) go to tcv except narrow ones: after gemv's leaner step loop (2026-11-26,
   // bench/results/2026-11-26-h200-gemvlean/final, same run) gemv takes Qwen3 shared_expert.down
   // (2048 x 512) at M = 1 / 2 in 3.69 / 3.89 us against tcv's 4.08 / 4.10 (k = 4; 1.05-1.13x at
-  // k = 2..5); GLM kv_b_proj (8960 x 512) stays on tcv (4.92 against 5.53 us at M = 1). At k = 2 with
+  // k = 2..5); GLM kv_b_proj (8960 x 512) stays on tcv without PDL (4.92 against 5.53 us at M = 1). At k = 2 with
   // tcv's pair table (2026-11-26, bench/results/2026-11-26-h100-gemvadj, same call) tcv takes the narrow
   // ones too: Qwen3 shared_expert.down 3.37 / 3.41 us at M = 1 / 2 against gemv's 3.66 (adjacent-pair
   // table) / 3.80.

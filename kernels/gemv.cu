@@ -489,7 +489,8 @@ template <Act ACT, int KB, int MV, bool PT>
 cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   using T = typename ActTraits<ACT>::T;
   int64_t slots = 0;
-  const GemvPlan p = dense_plan<ACT, KB, MV, PT>(a.w, slots);
+  GemvPlan p = dense_plan<ACT, KB, MV, PT>(a.w, slots);
+  if (a.pdl && MV <= 2) p = gemv_pdl_plan(p, a.w.K, MV);
   if constexpr (PT) {
     if (KB == 4 && MV == 1 && p.tiles * p.splits > slots && g_gemv_force_pairs.load(std::memory_order_relaxed) != 1)
       return launch_dense<ACT, KB, MV, false>(a, sk);

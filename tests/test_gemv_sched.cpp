@@ -109,3 +109,32 @@ TEST_CASE("gemv plan: the PDL launches that load weights before the wait (gemv_e
   CHECK(kbit::gemv_early_launch(p, 2048, kSlots));   // 8 k-tiles per CTA
   CHECK_FALSE(kbit::gemv_early_launch(p, 2112, kSlots));  // 33 k-tiles in 4 slices: 9 in the first
 }
+
+TEST_CASE("gemv plan: PDL launches run two kinds of small grid without the split-K round (gemv_pdl_plan)") {
+  constexpr int64_t kSlots = 4 * kH100Sms;
+  auto pdl_plan = [&](int64_t N, int64_t K, int64_t M) {
+    return kbit::gemv_pdl_plan(kbit::gemv_plan_for(N, K, kSlots, kH100Sms, true), K, M);
+  };
+  // Qwen3 shared_expert.down (2048 x 512): a cluster of 2 per row tile, unsplit at M = 1 only.
+  REQUIRE(kbit::gemv_plan_for(2048, 512, kSlots, kH100Sms, true).cluster);
+  const kbit::GemvPlan d1 = pdl_plan(2048, 512, 1), d2 = pdl_plan(2048, 512, 2);
+  CHECK(d1.splits == 1);
+  CHECK_FALSE(d1.cluster);
+  CHECK(d1.tiles == 32);
+  CHECK(kbit::gemv_early_launch(d1, 512, kSlots));
+  CHECK(d2.cluster);
+  CHECK(d2.splits == 2);
+  // Qwen3 shared_expert.gate_up (1024 x 2048): 128 CTAs in clusters of 8 move to the workspace.
+  const kbit::GemvPlan g = pdl_plan(1024, 2048, 1);
+  CHECK(g.tiles * g.splits == 128);
+  CHECK_FALSE(g.cluster);
+  CHECK(kbit::gemv_early_launch(g, 2048, kSlots));
+  CHECK_FALSE(pdl_plan(1024, 2048, 2).cluster);
+  // The 64-96 CTA cluster grids keep their clusters: Qwen3 k_proj (64), GLM q_a_proj (96).
+  CHECK(pdl_plan(512, 2048, 1).cluster);
+  CHECK(pdl_plan(768, 2048, 2).cluster);
+  // K = 576 is 9 k-tiles: split as before (GLM-like kv_b rows of K = 512 are 8).
+  const kbit::GemvPlan w = kbit::gemv_plan_for(8960, 576, kSlots, kH100Sms, true);
+  CHECK(pdl_plan(8960, 576, 1).splits == w.splits);
+  CHECK(pdl_plan(8960, 512, 1).splits == 1);
+}

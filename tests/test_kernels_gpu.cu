@@ -365,7 +365,8 @@ bool launch_pdl(gpu::Kernel kernel, Act act, const DeviceWeights& w, const uint1
 TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them in the stream") {
   // gemv's and tcv's plans on these shapes: split K in one cluster, tcv's one pass, split K
   // through the workspace ({64, 4096} for gemv; at M = 1, 2 with the weights loaded before the wait,
-  // gemv_early_launch) and whole-K tiles; tcw's per-tile plan with its
+  // gemv_early_launch) and whole-K tiles; gemv_pdl_plan's unsplit M = 1 grid ({2048, 512}) and
+  // cluster grid moved to the workspace ({1024, 2048}: 128 CTAs); tcw's per-tile plan with its
   // permute and reduce launches, then its stream-K plan (forced) with the fixup launch. Whatever
   // the plan, C must be the CPU reference's bit for bit. The producer runs ~0.1 ms after it lets
   // the first launch start.
@@ -386,7 +387,8 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
   auto check = [&](const std::vector<gpu::Kernel>& kernels, const char* label) {
     for (int bits : {2, 4, 5})
       for (const auto& [N, K] : std::vector<std::pair<int64_t, int64_t>>{{130, 2080}, {70, 768}, {1288, 2048},
-                                                                           {1032, 4096}, {64, 4096}}) {
+                                                                           {1032, 4096}, {64, 4096}, {2048, 512},
+                                                                           {1024, 2048}}) {
         const QuantizedTensor q = make_exact_weights(bits, 1, N, K, seed++);
         const DeviceWeights w(q);
         for (int64_t M : {1, 2, 3, 9, 16, 40}) {
@@ -423,10 +425,11 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
 }
 
 TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and stays exact") {
-  // Shapes of the three PDL rules of choose_kernel: 2048 x 512 (short narrow rows: gemv up to M = 4),
-  // 1024 x 4096 (K >= 4096 below 8 M weights: tcv up to M = 16) and 2048 x 5120 (10.5 M weights:
-  // tcw at M = 3..8; gemv at M = 2). The choice is checked where the device runs PDL, the
-  // result everywhere (the producer writes A late, as in the test above).
+  // Shapes of the PDL rules of choose_kernel: 2048 x 512 (short narrow rows: gemv up to M = 4),
+  // 8960 x 512 (short wide rows: gemv at M = 1), 1024 x 4096 (K >= 4096 below 8 M
+  // weights: gemv at M = 1, 2, tcv at M = 3..16) and 2048 x 5120 (10.5 M weights: tcw at M = 3..8;
+  // gemv at M = 2). The choice is checked where the device runs PDL, the result everywhere (the
+  // producer writes A late, as in the test above).
   Stream st;
   const bool pdl = gpu::detail::device_has_pdl();
   uint64_t seed = 9700;
@@ -435,7 +438,9 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
     gpu::Kernel want;
   };
   const std::vector<Case> cases = {{2048, 512, 1, gpu::Kernel::gemv},   {2048, 512, 4, gpu::Kernel::gemv},
-                                   {1024, 4096, 2, gpu::Kernel::tcv},   {1024, 4096, 16, gpu::Kernel::tcv},
+                                   {8960, 512, 1, gpu::Kernel::gemv},   {1024, 4096, 1, gpu::Kernel::gemv},
+                                   {1024, 4096, 2, gpu::Kernel::gemv},  {1024, 4096, 3, gpu::Kernel::tcv},
+                                   {1024, 4096, 16, gpu::Kernel::tcv},
                                    {2048, 5120, 2, gpu::Kernel::gemv},  {2048, 5120, 4, gpu::Kernel::tcw},
                                    {2048, 5120, 8, gpu::Kernel::tcw}};
   for (const Case& c : cases) {
@@ -469,10 +474,11 @@ TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results
   // y = W2 (W1 x) with x written by a slow producer, every call with the flag (each launch also lets
   // the next one start early), against the same chain without it: equal bit for bit. 1024 x 1024
   // and 768 x 768 take gemv's and tcv's cluster and one-pass plans at M = 1..16 and tcw at M = 32;
-  // 2048 x 2048 gemv's workspace grid that loads weights before the wait (gemv_early_launch) at M = 1, 2.
+  // 2048 x 2048 gemv's workspace grid that loads weights before the wait (gemv_early_launch) at M = 1, 2;
+  // 512 x 512 gemv's unsplit grid at M = 1 (gemv_pdl_plan).
   Stream st;
   uint64_t seed = 9900;
-  for (int64_t D : {768, 1024, 2048})
+  for (int64_t D : {512, 768, 1024, 2048})
     for (int bits : {3, 4}) {
       const QuantizedTensor q1 = random_weights(bits, 1, D, D, seed++), q2 = random_weights(bits, 1, D, D, seed++);
       const DeviceWeights w1(q1), w2(q2);
@@ -512,8 +518,8 @@ TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results
 TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from k = 3") {
   // choose_kernel reads only the shape (no memory allocated). Qwen3-Coder-Next dense.gate_up
   // (10240 x 2048, 21 M weights): gemv at M = 1 for k = 3..5, tcv at k = 2 and at M = 2; its q_proj
-  // (4096 x 2048, 8.4 M) stays on tcv (bench/results/2026-11-26-h100-record-s16). On the H100 the tcv
-  // expectations below all apply.
+  // (4096 x 2048, 8.4 M) stays on tcv (bench/results/2026-11-26-h100-record-s16) unless PDL is live
+  // (gemv from k = 3). On the H100 the tcv expectations below all apply.
   TiledView w;
   w.N = 10240;
   w.K = 2048;
@@ -535,7 +541,11 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
         CHECK(pass2);
         CHECK(pass_q);
       }
-      if (pass_q) CHECK(gpu::choose_kernel(1, w, Act::f16, false, pdl) == gpu::Kernel::tcv);
+      // With live PDL gemv's early launch takes q_proj at k >= 3 (bench/results/2026-11-26-h100-gemvearly).
+      const bool pdl_live = pdl && gpu::detail::device_has_pdl();
+      if (pass_q)
+        CHECK(gpu::choose_kernel(1, w, Act::f16, false, pdl) ==
+              (pdl_live && bits >= 3 ? gpu::Kernel::gemv : gpu::Kernel::tcv));
       w.N = 10240;
       const gpu::Kernel one_pass = pass1 ? gpu::Kernel::tcv : gpu::Kernel::gemv;
       CHECK(gpu::choose_kernel(1, w, Act::f16, false, pdl) == (bits >= 3 ? gpu::Kernel::gemv : one_pass));

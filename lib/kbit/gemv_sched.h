@@ -49,6 +49,25 @@ inline GemvPlan gemv_plan_for(int64_t N, int64_t K, int64_t slots, int64_t sms, 
   return p;
 }
 
+// The plan of a PDL launch (LinearArgs::pdl) at M rows, from gemv_plan_for's: the split-K round
+// (a cluster's barriers or the workspace fixup) costs more than its parallelism buys on two kinds of
+// small grid, which then run on the workspace path with the early launch (gemv_early_launch holds
+// for both). H100, bench/results/2026-11-26-h100-gemvearly/land (ab-snew-s*.txt):
+// - at M = 1, rows of at most 8 k-tiles (K <= 512) unsplit: Qwen3 shared_expert.down (2048 x 512,
+//   a cluster of 2 per row tile before) 1.15-1.31x at k = 5..2; at M = 2 0.89-1.08x, so M = 1 only;
+// - cluster grids of more than 96 CTAs on the workspace: Qwen3 shared_expert.gate_up (1024 x 2048,
+//   16 clusters of 8) 1.15-1.22x at M = 1, 1.00-1.10x at M = 2, where the 64-96 CTA cluster grids
+//   lost 0.89-1.02x on the workspace.
+inline GemvPlan gemv_pdl_plan(GemvPlan p, int64_t K, int64_t M) {
+  if (M == 1 && k_tiles(K) <= 2 * kGemvWarps) {
+    p.splits = 1;
+    p.cluster = false;
+  } else if (p.cluster && p.tiles * p.splits > 96) {
+    p.cluster = false;
+  }
+  return p;
+}
+
 // Whether a plan's PDL launch (LinearArgs::pdl, M <= 2) issues its first weight loads before the
 // wait and lets the next launch in once the wait returns (gemv_kernel's kGemvEarly): every workspace
 // grid that fills at least 3/4 of the `slots` or gives each CTA at most 2 k-tiles per warp. H100,
