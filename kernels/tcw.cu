@@ -277,9 +277,6 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   __shared__ TcwSmem sm;
   stage_codebook<KB>(w.codebook, sm.cb);
   stage_scales(sm.scale);
-  // LinearArgs::pdl (launch_t, 32-token tiles only, as in tcw_streamk_kernel): the permuted A, C
-  // and the partials only after tcw_permute_kernel.
-  if constexpr (MN == 32) pdl_wait();
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
   const int64_t N = w.N, K = w.K;
@@ -288,19 +285,6 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   const int64_t steps = tcw_steps(K), ktiles = k_tiles(K);
   int64_t sb, se;
   slice_range(steps, sk.splits, blockIdx.z, sb, se);
-
-  // This token tile's activation tiles, one per step (tcw_permute_kernel's layout).
-  const uint4* bsrc = Ap + static_cast<int64_t>(blockIdx.y) * steps * (Cfg::kStageBytes / 16);
-  auto issue_tile = [&](int64_t s, int stage) {
-    if (s < se) {
-      const uint4* src = bsrc + s * (Cfg::kStageBytes / 16);
-      char* dst = tiles + stage * Cfg::kStageBytes;
-      for (int i = threadIdx.x; i < Cfg::kStageBytes / 16; i += kTcwThreads) cp_async16(dst + 16 * i, src + i, true);
-    }
-    cp_async_commit();
-  };
-#pragma unroll
-  for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(sb + st, st);
 
   // The lane's block (step s: k-tile 2 s + q / 2, half q % 2) of rows n_lo and n_hi.
   const bool row_ok[2] = {n_lo < N, n_hi < N};
@@ -316,6 +300,28 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   auto fetch = [&](int step) {
     fetch_block_pair<KB>(step < se32 && 2 * step + q / 2 < ktiles32, row_ok, pw, pa, w_step, a_step, wn, sn);
   };
+  // LinearArgs::pdl (launch_t, 32-token tiles only, as in tcw_streamk_kernel): the permuted A, C
+  // and the partials only after tcw_permute_kernel. The first step's weights (which no launch
+  // writes) are requested before the wait, so their memory round trip overlaps it. (The larger
+  // tiles, which have no PDL, compute their pointers here too: their SASS differs from the old order's
+  // in register allocation; bench/results/2026-11-26-h100-tcwearly measured them, M = 64 and 256.)
+  if constexpr (MN == 32) {
+    fetch(sb32);
+    pdl_wait();
+  }
+
+  // This token tile's activation tiles, one per step (tcw_permute_kernel's layout).
+  const uint4* bsrc = Ap + static_cast<int64_t>(blockIdx.y) * steps * (Cfg::kStageBytes / 16);
+  auto issue_tile = [&](int64_t s, int stage) {
+    if (s < se) {
+      const uint4* src = bsrc + s * (Cfg::kStageBytes / 16);
+      char* dst = tiles + stage * Cfg::kStageBytes;
+      for (int i = threadIdx.x; i < Cfg::kStageBytes / 16; i += kTcwThreads) cp_async16(dst + 16 * i, src + i, true);
+    }
+    cp_async_commit();
+  };
+#pragma unroll
+  for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(sb + st, st);
 
   __syncthreads();  // codebook and scales staged
   const uint32_t cb_base = smem_addr(sm.cb);
@@ -370,7 +376,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     fetch(s + 1);
   };
 
-  fetch(sb32);
+  if constexpr (MN != 32) fetch(sb32);  // (32-token tiles: before the PDL wait)
   if constexpr (PR) {
     // k = 4 with the pair table: the half steps of the k >= 4 loop below, fragments by frag_from_pairs.
     // The table is staged while the first step's weights are in flight (CTAs of small shapes run

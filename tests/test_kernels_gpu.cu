@@ -474,11 +474,13 @@ TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results
   // y = W2 (W1 x) with x written by a slow producer, every call with the flag (each launch also lets
   // the next one start early), against the same chain without it: equal bit for bit. 1024 x 1024
   // and 768 x 768 take gemv's and tcv's cluster and one-pass plans at M = 1..16 and tcw at M = 32;
-  // 2048 x 2048 gemv's workspace grid that loads weights before the wait (gemv_early_launch) at M = 1, 2;
-  // 512 x 512 gemv's unsplit grid at M = 1 (gemv_pdl_plan).
+  // 2048 x 2048 gemv's workspace grid that loads weights before the wait (gemv_early_launch) at M = 1, 2.
+  // (Only shapes whose kernel and plan PDL leaves as they are: 512 x 512 takes gemv_pdl_plan's unsplit
+  // grid at M = 1 and gemv at M = 4, whose sums round differently from the plain calls'. The PDL
+  // doctest above checks those plans against the CPU reference.)
   Stream st;
   uint64_t seed = 9900;
-  for (int64_t D : {512, 768, 1024, 2048})
+  for (int64_t D : {768, 1024, 2048})
     for (int bits : {3, 4}) {
       const QuantizedTensor q1 = random_weights(bits, 1, D, D, seed++), q2 = random_weights(bits, 1, D, D, seed++);
       const DeviceWeights w1(q1), w2(q2);
