@@ -556,6 +556,35 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
   }
 }
 
+TEST_CASE("gpu: with PDL, tcw keeps M = 3, 4 from 32 M weights only at k = 4") {
+  // choose_kernel reads only the shape (no memory allocated). Llama-3-70B q_proj (8192 x 8192, 67 M
+  // weights) at M = 4: tcv at k = 2, 3, 5, tcw at k = 4 (bench/results/2026-11-26-h100-record-s17);
+  // at M = 8 tcw at every k; below 32 M (GLM shared_experts.down, 2048 x 10240) tcw at every k.
+  if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported()) return;
+  const bool h100 = gpu::detail::device_sm_count() == 132;  // there no case below may skip
+  TiledView w;
+  w.half_cb = true;
+  for (int bits : {2, 3, 4, 5}) {
+    CAPTURE(bits);
+    w.bits = bits;
+    w.N = 8192;
+    w.K = 8192;
+    if (h100) {
+      CHECK_FALSE(gpu::detail::tcv_latency_plan(4, w, Act::f16));
+      CHECK_FALSE(gpu::detail::tcv_latency_plan(8, w, Act::f16));
+    }
+    if (!gpu::detail::tcv_latency_plan(4, w, Act::f16)) {
+      CHECK(gpu::choose_kernel(3, w, Act::f16, false, true) == (bits == 4 ? gpu::Kernel::tcw : gpu::Kernel::tcv));
+      CHECK(gpu::choose_kernel(4, w, Act::f16, false, true) == (bits == 4 ? gpu::Kernel::tcw : gpu::Kernel::tcv));
+    }
+    if (!gpu::detail::tcv_latency_plan(8, w, Act::f16)) CHECK(gpu::choose_kernel(8, w, Act::f16, false, true) == gpu::Kernel::tcw);
+    w.N = 2048;
+    w.K = 10240;
+    if (h100) CHECK_FALSE(gpu::detail::tcv_latency_plan(4, w, Act::f16));
+    if (!gpu::detail::tcv_latency_plan(4, w, Act::f16)) CHECK(gpu::choose_kernel(4, w, Act::f16, false, true) == gpu::Kernel::tcw);
+  }
+}
+
 TEST_CASE("gpu: automatic never gives gemv a matrix of 2^32 or more packed words") {
   // gemv indexes one matrix's blocks in 32 bits (gemv_fits). choose_kernel reads only the shape, so
   // no memory is allocated: N = 64, K = 2^29, k = 4 is exactly 2^32 words, and its narrow rows would
