@@ -227,13 +227,13 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     if (M <= 4 && w.K <= 512 && w.N <= 2048) return Kernel::gemv;
     if (M == 1 && w.K <= 512 && detail::gemv_fits(w)) return Kernel::gemv;
     if (M >= 3 && M <= 16 && w.K >= 4096 && weights < 8.0e6) return Kernel::tcv;
-    // From 32 M weights at M = 3, 4 only k = 4 (tcw's pair table) stays on tcw: the record of
+    // From 32 M weights at M = 3, 4 only k = 4 on tcw's pair table (half_cb) stays on tcw: the record of
     // 2026-11-26 (bench/results/2026-11-26-h100-record-s17, tcw_pdl beside tcv_pdl) has tcv_pdl ahead
     // at k = 2, 3, 5 on Llama-3-70B q/o_proj (67 M: 18.97 vs 23.34 us at k = 2) and Llama-3-8B down
     // (58.7 M: 17.02 vs 20.38), tcw ahead at k = 4 (23.62 vs 24.25, 20.88 vs 21.85); below 32 M tcw
     // wins at every width but on Qwen3 o_proj (8.4 M, 1.07-1.09x at k = 2, 5, while Llama-3-70B
     // k/v_proj, 8.4 M too, go the other way).
-    const bool tcw_big_ok = w.bits == 4 || M > 4 || weights < 32.0e6;
+    const bool tcw_big_ok = detail::tcw_uses_pairs(w) || M > 4 || weights < 32.0e6;  // k = 4 on the pair table
     if (M >= 3 && M <= 8 && tcw_supported() && w.K >= 4096 && weights >= 8.0e6 && weights < 100.0e6 && tcw_big_ok &&
         !detail::tcv_latency_plan(M, w, act))
       return Kernel::tcw;

@@ -38,6 +38,22 @@ TEST_CASE("gemv plan: every shape gets a valid partition that its workspace cove
           } else if (p.splits > 1) {
             ++workspace;
           }
+          // The PDL plans (gemv_pdl_plan) only drop the split or the cluster: still valid, still
+          // covered by the workspace, and a cluster only where the plain plan had one.
+          for (int64_t M : {1, 2}) {
+            CAPTURE(M);
+            const kbit::GemvPlan q = kbit::gemv_pdl_plan(p, K, M);
+            CHECK(q.tiles == p.tiles);
+            CHECK(q.splits >= 1);
+            CHECK(q.splits <= p.splits);
+            CHECK((q.splits == p.splits || q.splits == 1));
+            if (q.cluster) {
+              CHECK(p.cluster);
+              CHECK(q.splits == p.splits);
+              CHECK(q.tiles * q.splits <= 96);
+            }
+            if (M == 1 && kbit::k_tiles(K) <= 2 * kbit::kGemvWarps) CHECK(q.splits == 1);
+          }
           ++checked;
         }
   CHECK(cluster > 0);
@@ -107,7 +123,7 @@ TEST_CASE("gemv plan: the PDL launches that load weights before the wait (gemv_e
   p.tiles = 98;  // 392 CTAs
   CHECK_FALSE(kbit::gemv_early_launch(p, 16384, kSlots));
   CHECK(kbit::gemv_early_launch(p, 2048, kSlots));   // 8 k-tiles per CTA
-  CHECK_FALSE(kbit::gemv_early_launch(p, 2112, kSlots));  // 33 k-tiles in 4 slices: 9 in the first
+  CHECK_FALSE(kbit::gemv_early_launch(p, 2112, kSlots));  // 33 k-tiles in 4 slices: one of 9
 }
 
 TEST_CASE("gemv plan: PDL launches run two kinds of small grid without the split-K round (gemv_pdl_plan)") {
