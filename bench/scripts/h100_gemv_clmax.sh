@@ -15,14 +15,7 @@ gpu_info
 for c in 4 2; do
   VENV="KBIT_GEMV_CLMAX=$c" verify_run verify-pdl-c$c 50 3 "verify --quick --pdl gemv (cap $c)" --quick --pdl --kernels gemv
 done
-python3 - "$R/data/shapes.json" "$W/small.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-d["models"] = [m for m in d["models"] if m["name"] in {"qwen3-coder-next", "glm-4.7-flash"}]
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) == 1 and g["N"] * g["K"] <= 2200000 and g.get("block", True)]
-json.dump(d, open(sys.argv[2], "w"))
-PY
 arm_setup() { ENV="KBIT_GEMV_CLMAX=${1#c}"; KERNELS=gemv_pdl,automatic_pdl; }
 B="--M 1,2,4 --bits 2,3,4,5 --dtypes f16"
-SHAPES=$W/small.json MIN_LEFT=10 REPS=${CX_REPS:-3} bench_rotation gemvclmax c8 c4 c2
+small_catalogue "$W"
+MIN_LEFT=10 REPS=${CX_REPS:-3} bench_rotation gemvclmax c8 c4 c2

@@ -21,13 +21,5 @@ arm_setup() {
 }
 B="--M 1,2 --bits 2,3,4,5 --dtypes f16"
 MIN_LEFT=60 REPS=2 bench_rotation gemvland old new
-python3 - "$R/data/shapes.json" "$W/small.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-keep = {"qwen3-coder-next", "glm-4.7-flash"}
-d["models"] = [m for m in d["models"] if m["name"] in keep]
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) == 1 and g["N"] * g["K"] <= 2200000 and g.get("block", True)]
-json.dump(d, open(sys.argv[2], "w"))
-PY
-SHAPES=$W/small.json MIN_LEFT=10 REPS=2 bench_rotation gemvsmall snew s1 s2
+small_catalogue "$W"
+MIN_LEFT=10 REPS=2 bench_rotation gemvsmall snew s1 s2

@@ -130,6 +130,23 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 
+# small_catalogue DIR: DIR/small.json = the shapes catalogue with only Qwen3-Coder-Next's and
+# GLM-4.7-Flash's dense block shapes of at most 2.2 M weights (k/v_proj, shared_expert.*, q_a and
+# kv_a_proj: gemv's cluster grids); SHAPES points at it.
+small_catalogue() {
+  mkdir -p "$1"
+  SHAPES=$1/small.json
+  python3 - "$R/data/shapes.json" "$SHAPES" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+keep = {"qwen3-coder-next", "glm-4.7-flash"}
+d["models"] = [m for m in d["models"] if m["name"] in keep]
+for m in d["models"]:
+    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) == 1 and g["N"] * g["K"] <= 2200000 and g.get("block", True)]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+
 # dense_moe_ab TAG DENSE_FLAGS DENSE_KERNELS MOE_FLAGS MOE_KERNELS: kbit-bench in rotation over the
 # arms oldmoe, newmoe, old, new (bench_rotation: REPS, MIN_LEFT and BUDGET as the caller sets them).
 # The *moe arms bench the MoE-only catalogue (moe_catalogue) with MOE_FLAGS and MOE_KERNELS, the
