@@ -321,7 +321,7 @@ enum GemvMode : int { kGemvWorkspace = 0, kGemvCluster = 1, kGemvEarly = 2 };
 
 // PT: the pair-table decode of k = 3, 4 (stage_pair_table) and of k = 2 at M = 1 (adjacent pairs,
 // stage_adjacent_pairs2); launch_gemv picks it (gemv_uses_pairs).
-template <Act ACT, int KB, int MV, int MODE, bool PT>
+template <Act ACT, int KB, int MV, GemvMode MODE, bool PT>
 __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) gemv_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
                                                            typename ActTraits<ACT>::T* __restrict__ C, int M,
                                                            TiledView w, SplitK sk) {

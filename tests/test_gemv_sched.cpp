@@ -50,9 +50,9 @@ TEST_CASE("gemv plan: every shape gets a valid partition that its workspace cove
             if (q.cluster) {
               CHECK(p.cluster);
               CHECK(q.splits == p.splits);
-              CHECK(q.tiles * q.splits <= 96);
+              CHECK(q.tiles * q.splits <= kbit::kGemvPdlClusterMaxCtas);
             }
-            if (M == 1 && kbit::k_tiles(K) <= 2 * kbit::kGemvWarps) CHECK(q.splits == 1);
+            if (M == 1 && kbit::k_tiles(K) <= kbit::kGemvShortCtaKTiles) CHECK(q.splits == 1);
           }
           ++checked;
         }

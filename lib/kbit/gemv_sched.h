@@ -49,6 +49,11 @@ inline GemvPlan gemv_plan_for(int64_t N, int64_t K, int64_t slots, int64_t sms, 
   return p;
 }
 
+// The two thresholds of the PDL plans below: CTAs of at most this many k-tiles (2 per warp) are
+// short, and cluster grids of more CTAs than this reduce through the workspace under PDL.
+inline constexpr int kGemvShortCtaKTiles = 2 * kGemvWarps;
+inline constexpr int kGemvPdlClusterMaxCtas = 96;
+
 // The plan of a PDL launch (LinearArgs::pdl) at M rows, from gemv_plan_for's: the split-K round
 // (a cluster's barriers or the workspace fixup) costs more than its parallelism buys on two kinds of
 // small grid, which then run on the workspace path with the early launch (gemv_early_launch holds
@@ -59,10 +64,10 @@ inline GemvPlan gemv_plan_for(int64_t N, int64_t K, int64_t slots, int64_t sms, 
 //   16 clusters of 8) 1.15-1.22x at M = 1, 1.00-1.10x at M = 2, where the 64-96 CTA cluster grids
 //   lost 0.89-1.02x on the workspace.
 inline GemvPlan gemv_pdl_plan(GemvPlan p, int64_t K, int64_t M) {
-  if (M == 1 && k_tiles(K) <= 2 * kGemvWarps) {
+  if (M == 1 && k_tiles(K) <= kGemvShortCtaKTiles) {
     p.splits = 1;
     p.cluster = false;
-  } else if (p.cluster && p.tiles * p.splits > 96) {
+  } else if (p.cluster && p.tiles * p.splits > kGemvPdlClusterMaxCtas) {
     p.cluster = false;
   }
   return p;
@@ -77,7 +82,7 @@ inline bool gemv_early_launch(const GemvPlan& p, int64_t K, int64_t slots) {
   if (p.cluster) return false;
   const int64_t ctas = p.tiles * p.splits;
   const int64_t kt_per_cta = (k_tiles(K) + p.splits - 1) / p.splits;
-  return 4 * ctas >= 3 * slots || kt_per_cta <= 2 * kGemvWarps;
+  return 4 * ctas >= 3 * slots || kt_per_cta <= kGemvShortCtaKTiles;
 }
 
 }  // namespace kbit
