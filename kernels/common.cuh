@@ -117,6 +117,21 @@ __device__ __forceinline__ void load_block_words(const uint32_t* __restrict__ p,
   }
 }
 
+// The same from shared memory (a staged copy of the block's words).
+template <int KB>
+__device__ __forceinline__ void load_block_words_shared(const uint32_t* p, uint32_t (&w)[KB]) {
+  if constexpr (KB == 4) {
+    const uint4 v = *reinterpret_cast<const uint4*>(p);
+    w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+  } else if constexpr (KB == 2) {
+    const uint2 v = *reinterpret_cast<const uint2*>(p);
+    w[0] = v.x; w[1] = v.y;
+  } else {
+#pragma unroll
+    for (int b = 0; b < KB; ++b) w[b] = p[b];
+  }
+}
+
 // D += A * B on the tensor cores, m16n8k16, fp16/bf16 inputs, fp32 accumulators (row.col).
 template <Act ACT>
 __device__ __forceinline__ void mma16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {

@@ -16,6 +16,9 @@
 // transpose; PT); k = 3 and 4 have pair tables of their own (PT, stage_pair_table).
 // Activations are converted to fp32 once per 8 elements and reused across the lane's 4 rows; at M = 1
 // (except on cluster grids) they are loaded with the weights of their k-tile (gemv_tile's PA).
+// A warp keeps one k-tile of weights in flight ahead of the one it decodes (registers); the staged
+// form (ST, M = 1, gemv_use_staged: small grids) requests all of a warp's k-tiles, up to 4, at once
+// through shared memory instead.
 #include <cooperative_groups.h>
 
 #include <atomic>
@@ -57,6 +60,8 @@ constexpr int kPairTable = KB == 2 ? 16 : (KB == 4 ? 256 : 128) * kPairCopies;
 
 std::atomic<int> g_gemv_force_pairs{0};        // gemv_force_pairs (tests)
 std::atomic<int64_t> g_gemv_pair_launches{0};  // gemv_pair_launches (tests)
+std::atomic<int> g_gemv_force_staged{0};       // gemv_force_staged (tests)
+std::atomic<int64_t> g_gemv_staged_launches{0};  // gemv_staged_launches (tests)
 
 // Fill the pair table from the stored codebook (128 threads); caller synchronises.
 template <int KB>
@@ -84,6 +89,43 @@ __device__ __forceinline__ void stage_adjacent_pairs2(const float* __restrict__ 
   if (v < 16) ptab[v] = make_float2(__ldg(cb + adjacent_pair_lo(v)), __ldg(cb + adjacent_pair_hi(v)));
 }
 
+// The staged form (gemv_kernel's ST > 0, M = 1): a ring of ST slots per warp in dynamic shared
+// memory, one slot per k-tile the warp runs (its words, then its absmax bytes), and after the 4
+// rings the activations of the CTA's K slice (at most ST k-tiles per warp).
+template <int KB>
+constexpr int kStageWordBytes = kRowsPerLane * 32 * KB * 4;
+template <int KB>
+constexpr int kStageSlotBytes = kStageWordBytes<KB> + kRowsPerLane * 32;
+template <int KB, int ST>
+constexpr int kStageBytes = kGemvWarps * ST * (kStageSlotBytes<KB> + kTileK * 2);
+
+// One block's k words, global -> shared (cp.async; 16 bytes at k = 4, 8 at k = 2, words otherwise).
+template <int KB>
+__device__ __forceinline__ void cp_async_block_words(uint32_t* dst, const uint32_t* src) {
+  if constexpr (KB == 4) {
+    cp_async16(dst, src, true);
+  } else if constexpr (KB == 2) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(smem_addr(dst)), "l"(src));
+  } else {
+#pragma unroll
+    for (int b = 0; b < KB; ++b) cp_async4(dst + b, src + b, 4);
+  }
+}
+
+// cp.async.wait_group with a run-time count n < ST (the instruction takes an immediate).
+template <int ST>
+__device__ __forceinline__ void cp_async_wait_dyn(int n) {
+  static_assert(ST <= 4, "counts 0..3");
+  if (ST > 3 && n >= 3)
+    cp_async_wait<3>();
+  else if (ST > 2 && n == 2)
+    cp_async_wait<2>();
+  else if (ST > 1 && n == 1)
+    cp_async_wait<1>();
+  else
+    cp_async_wait<0>();
+}
+
 // Resident CTAs per SM the register allocation must allow (a launch bound: 4 CTAs <= 128 registers,
 // 3 <= 168, 2 <= 255). Set when the step loop was rebuilt (2026-11-26): without it ptxas gave some
 // M = 2 and grouped kernels fewer CTAs per SM than before; the bounds keep the old occupancy where
@@ -98,12 +140,13 @@ constexpr int kGemvMinBlocks = MV == 1 ? 4 : GROUPED ? (MV == 2 ? 3 : 2) : MV ==
 // [0, rows) of A (rows <= MV); the sums of the 4 warps land in `red`. `stage` fills the shared
 // codebook and synchronises the CTA: it runs after the first weight loads are issued, so the
 // codebook's memory round trip overlaps theirs instead of preceding them.
-template <Act ACT, int KB, int MV, bool PT = false, bool PA = false, class Stage>
+template <Act ACT, int KB, int MV, bool PT = false, bool PA = false, int ST = 0, class Stage>
 __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTraits<ACT>::T* __restrict__ A,
                                           const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
                                           const float* cb_s, const float2* pair_s, int64_t N, int64_t K, int rows,
                                           int64_t n0,
-                                          int64_t kt_begin, int64_t kt_end, float (*red)[MV][kGemvRows]) {
+                                          int64_t kt_begin, int64_t kt_end, float (*red)[MV][kGemvRows],
+                                          unsigned char* ring = nullptr) {
   using Tr = ActTraits<ACT>;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int slot = lane >> 1, h = lane & 1;
@@ -191,6 +234,10 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
       for (int c = 0; c < kBlockSize / 8; ++c) t.a[c] = __ldg(ap + c);
     }
   };
+  // ST (kStageBytes): the slice's activations (M = 1) in shared memory after the per-warp rings.
+  static_assert(ST == 0 || (MV == 1 && !PA), "staged weights at M = 1, activations from the staged slice");
+  const int kt_first = static_cast<int>(kt_begin);
+  const uint4* a_slice = reinterpret_cast<const uint4*>(ring + kGemvWarps * ST * kStageSlotBytes<KB>);
   auto step = [&](const Tile& t, int kt) {
     const int kb = kt * kBlocksPerTile + h;
     if (kb >= kblocks) return;  // the zero pad block when K % 64 == 32
@@ -222,7 +269,9 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
 #pragma unroll
       for (int m = 0; m < MV; ++m) {
         uint4 raw;
-        if constexpr (PA)
+        if constexpr (ST > 0)
+          raw = a_slice[(kt - kt_first) * (kTileK / 8) + h * (kBlockSize / 8) + c];
+        else if constexpr (PA)
           raw = t.a[c];
         else
           raw = __ldg(reinterpret_cast<const uint4*>(a_blk + a_row[m] + 8 * c));
@@ -282,18 +331,69 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
     }
   };
 
-  Tile next;
   int kt = static_cast<int>(kt_begin) + warp;
-  fetch(next, kt, blk);
-  stage();
-  fetch_a(next, kt);
-  while (kt < kt_last) {  // warp-uniform
-    const Tile cur = next;
-    fetch(next, kt + kGemvWarps, blk + blk_step);
-    fetch_a(next, kt + kGemvWarps);
-    step(cur, kt);
-    kt += kGemvWarps;
-    blk += blk_step;
+  if constexpr (ST > 0) {
+    // Staged (gemv_kernel's ST): every k-tile of the warp (at most ST) is requested at once by
+    // cp.async into the warp's ring of ST slots, one commit group per slot, before the stage (and its
+    // PDL wait); the tiles are then decoded in order as their groups land. Slot layout: the words of
+    // row j, lane l at word (j * 32 + l) * KB (each lane reads back its own), then the absmax bytes of
+    // row j at j * 32 + l (copied 4 at a time by lanes l % 4 == 0: N even, gemv_staged_fits).
+    uint32_t* ring_w = reinterpret_cast<uint32_t*>(ring + warp * ST * kStageSlotBytes<KB>);
+    uint8_t* ring_s = reinterpret_cast<uint8_t*>(ring_w) + kStageWordBytes<KB>;
+#pragma unroll
+    for (int d = 0; d < ST; ++d) {
+      if (kt + d * kGemvWarps < kt_last) {
+        const uint32_t b = blk + static_cast<uint32_t>(d) * blk_step;
+        uint32_t* wd = ring_w + d * (kStageSlotBytes<KB> / 4);
+        uint8_t* sd = ring_s + d * kStageSlotBytes<KB>;
+#pragma unroll
+        for (int j = 0; j < kRowsPerLane; ++j) {
+          if (!all_rows && !row_ok[j]) continue;
+          const uint32_t bj = b + 16 * kBlocksPerTile * j;
+          cp_async_block_words<KB>(wd + (j * 32 + lane) * KB, packed + bj * KB);
+          if ((lane & 3) == 0) cp_async4(sd + j * 32 + lane, absmax + bj, 4);
+        }
+      }
+      cp_async_commit();
+    }
+    stage();
+    // The slice's activations (row 0; nothing past K: the pad block is skipped in step), one
+    // 16-byte load per thread, after the stage's wait.
+    static_assert(kGemvThreads * 8 >= ST * kGemvWarps * kTileK, "one load per thread covers the slice");
+    {
+      const int t = threadIdx.x;
+      const int64_t e = kt_begin * kTileK + 8 * t;
+      if (t < (kt_last - kt_first) * (kTileK / 8) && e < K)
+        const_cast<uint4*>(a_slice)[t] = __ldg(reinterpret_cast<const uint4*>(A + e));
+    }
+    __syncthreads();
+#pragma unroll 1
+    for (int d = 0; kt < kt_last; ++d, kt += kGemvWarps) {  // warp-uniform
+      cp_async_wait_dyn<ST>(ST - 1 - d);
+      __syncwarp();
+      const uint32_t* wd = ring_w + d * (kStageSlotBytes<KB> / 4);
+      const uint8_t* sd = ring_s + d * kStageSlotBytes<KB>;
+      Tile cur;
+#pragma unroll
+      for (int j = 0; j < kRowsPerLane; ++j) {
+        load_block_words_shared<KB>(wd + (j * 32 + lane) * KB, cur.w[j]);
+        cur.s[j] = sd[j * 32 + lane];
+      }
+      step(cur, kt);
+    }
+  } else {
+    Tile next;
+    fetch(next, kt, blk);
+    stage();
+    fetch_a(next, kt);
+    while (kt < kt_last) {  // warp-uniform
+      const Tile cur = next;
+      fetch(next, kt + kGemvWarps, blk + blk_step);
+      fetch_a(next, kt + kGemvWarps);
+      step(cur, kt);
+      kt += kGemvWarps;
+      blk += blk_step;
+    }
   }
 
   // Combine the two h lanes of each slot, then the 4 warps through shared memory.
@@ -321,13 +421,19 @@ enum GemvMode : int { kGemvWorkspace = 0, kGemvCluster = 1, kGemvEarly = 2 };
 
 // PT: the pair-table decode of k = 3, 4 (stage_pair_table) and of k = 2 at M = 1 (adjacent pairs,
 // stage_adjacent_pairs2); launch_gemv picks it (gemv_uses_pairs).
-template <Act ACT, int KB, int MV, GemvMode MODE, bool PT>
+// ST > 0 (M = 1, not on cluster grids): the staged form, every k-tile of a warp requested at once
+// through shared memory (gemv_tile; kStageBytes of dynamic shared memory), always before the stage;
+// MODE then places only the PDL trigger.
+template <Act ACT, int KB, int MV, GemvMode MODE, bool PT, int ST = 0>
 __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) gemv_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
                                                            typename ActTraits<ACT>::T* __restrict__ C, int M,
                                                            TiledView w, SplitK sk) {
   using Tr = ActTraits<ACT>;
   constexpr bool CL = MODE == kGemvCluster;
-  constexpr bool LATE = MODE != kGemvWorkspace;  // the first weight loads before the stage (and its wait)
+  static_assert(ST == 0 || (MV == 1 && !CL), "staged at M = 1 on workspace grids");
+  constexpr bool LATE = MODE != kGemvWorkspace || ST > 0;  // the first weight loads before the stage (and its wait)
+  constexpr bool EARLY_TRIGGER = MODE != kGemvWorkspace;   // the next launch let in once the wait returns
+  extern __shared__ __align__(16) unsigned char gemv_ring[];
   __shared__ float cb_s[PT ? 1 : 1 << KB];
   __shared__ alignas(256) float2 pair_s[PT ? kPairTable<KB> : kUsePairs<KB, MV> ? 16 : 1];
   __shared__ float red[kGemvWarps][MV][kGemvRows];
@@ -345,7 +451,7 @@ __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) g
     // only after their main loop (below): waiting CTAs beside a busy grid slowed it (-pdl3), and
     // gemv_early_launch keeps those where the early launch lost (-gemvearly).
     pdl_wait();
-    if constexpr (LATE) pdl_launch_dependents();
+    if constexpr (EARLY_TRIGGER) pdl_launch_dependents();
     __syncthreads();
   };
   if constexpr (!LATE) stage();
@@ -356,9 +462,9 @@ __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) g
   auto late_stage = [&] {
     if constexpr (LATE) stage();
   };
-  gemv_tile<ACT, KB, MV, PT, MV == 1 && !CL>(late_stage, A, w.packed, w.absmax, cb_s, pair_s, w.N, w.K, M, n0, kt_begin,
-                                             kt_end, red);
-  if constexpr (!LATE) pdl_launch_dependents();
+  gemv_tile<ACT, KB, MV, PT, MV == 1 && !CL && ST == 0, ST>(late_stage, A, w.packed, w.absmax, cb_s, pair_s, w.N, w.K, M,
+                                                             n0, kt_begin, kt_end, red, gemv_ring);
+  if constexpr (!EARLY_TRIGGER) pdl_launch_dependents();
 
   // Thread t < 64 owns output row n0 + t for every activation row.
   const int t = threadIdx.x;
@@ -472,6 +578,45 @@ int gemv_blocks_per_sm() {
   return cached_blocks_per_sm(gemv_kernel<ACT, KB, MV, kGemvWorkspace, PT>, kGemvThreads, cache);
 }
 
+// The staged kernels: their dynamic shared memory opted in (above 48 KB with the static arrays of
+// the pair table) and the largest shared-memory carveout asked for, once per kernel and device, and
+// their resident CTAs per SM (cached per device).
+template <class Kern>
+cudaError_t staged_opt_in(Kern kern, int bytes, int (&done)[64]) {
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess || dev < 0 || dev >= 64) return e;
+  if (done[dev] == 0) {
+    e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (e == cudaSuccess)  // the resident CTAs the plan counts on need the largest shared-memory share
+      e = cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+    if (e != cudaSuccess) return e;
+    done[dev] = 1;
+  }
+  return cudaSuccess;
+}
+
+template <Act ACT, int KB, int MV, GemvMode MODE, bool PT>
+cudaError_t staged_dense_ready() {
+  static int done[64] = {};
+  return staged_opt_in(gemv_kernel<ACT, KB, MV, MODE, PT, kGemvStageDepth>, kStageBytes<KB, kGemvStageDepth>, done);
+}
+
+template <Act ACT, int KB, bool PT>
+int gemv_staged_blocks_per_sm() {
+  static int cache[64] = {};
+  if (staged_dense_ready<ACT, KB, 1, kGemvWorkspace, PT>() != cudaSuccess) return 1;
+  return cached_blocks_per_sm(gemv_kernel<ACT, KB, 1, kGemvWorkspace, PT, kGemvStageDepth>, kGemvThreads, cache,
+                              kStageBytes<KB, kGemvStageDepth>);
+}
+
+// The staged form reads the absmax bytes 4 at a time (N even, a 4-byte aligned array) and the words
+// of k = 4 16 bytes, of k = 2 8 bytes at a time.
+bool gemv_staged_fits(const TiledView& w) {
+  const auto addr = [](const void* p) { return reinterpret_cast<uintptr_t>(p); };
+  return w.N % 2 == 0 && addr(w.absmax) % 4 == 0 && addr(w.packed) % 16 == 0 && w.expert_absmax() % 4 == 0;
+}
+
 template <Act ACT, int KB, int MV, bool PT>
 GemvPlan dense_plan(const TiledView& w, int64_t& slots) {
   slots = static_cast<int64_t>(gemv_blocks_per_sm<ACT, KB, MV, PT>()) * device_sm_count();
@@ -496,12 +641,34 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
       return launch_dense<ACT, KB, MV, false>(a, sk);
     g_gemv_pair_launches.fetch_add(1, std::memory_order_relaxed);
   }
-  sk.splits = p.splits;
-  const bool cluster = p.cluster;
-  const dim3 grid(static_cast<unsigned>(p.tiles), sk.splits);
   const T* A = static_cast<const T*>(a.A);
   T* C = static_cast<T*>(a.C);
   const int M = static_cast<int>(a.M);
+  if constexpr (MV == 1) {
+    // The staged form (gemv_use_staged) where the register pipeline would run k-tiles in series.
+    const int force = g_gemv_force_staged.load(std::memory_order_relaxed);
+    if (force != 2 && gemv_staged_fits(a.w)) {
+      const int64_t sslots = static_cast<int64_t>(gemv_staged_blocks_per_sm<ACT, KB, PT>()) * device_sm_count();
+      GemvPlan sp = gemv_plan_for(a.w.N, a.w.K, sslots, device_sm_count(), device_has_clusters());
+      if (a.pdl) sp = gemv_pdl_plan(sp, a.w.K, 1);
+      if (force == 1 ? gemv_staged_plan_ok(sp, a.w.K) : gemv_use_staged(p, sp, a.w.K, device_sm_count())) {
+        g_gemv_staged_launches.fetch_add(1, std::memory_order_relaxed);
+        sk.splits = sp.splits;
+        const dim3 grid(static_cast<unsigned>(sp.tiles), sk.splits);
+        constexpr int bytes = kStageBytes<KB, kGemvStageDepth>;
+        if (a.pdl && gemv_early_launch(sp, a.w.K, sslots)) {
+          if (const cudaError_t e = staged_dense_ready<ACT, KB, 1, kGemvEarly, PT>(); e != cudaSuccess) return e;
+          return launch_ex(gemv_kernel<ACT, KB, 1, kGemvEarly, PT, kGemvStageDepth>, grid, kGemvThreads, bytes,
+                           a.stream, 1, a.pdl, A, C, M, a.w, sk);
+        }
+        return launch_ex(gemv_kernel<ACT, KB, 1, kGemvWorkspace, PT, kGemvStageDepth>, grid, kGemvThreads, bytes,
+                         a.stream, 1, a.pdl, A, C, M, a.w, sk);
+      }
+    }
+  }
+  sk.splits = p.splits;
+  const bool cluster = p.cluster;
+  const dim3 grid(static_cast<unsigned>(p.tiles), sk.splits);
   if (cluster)
     return launch_ex(gemv_kernel<ACT, KB, MV, kGemvCluster, PT>, grid, kGemvThreads, 0, a.stream, grid.y, a.pdl, A, C,
                      M, a.w, sk);
@@ -579,6 +746,10 @@ bool gemv_uses_pairs(const TiledView& w, int64_t M) {
 void gemv_force_pairs(int mode) { g_gemv_force_pairs.store(mode, std::memory_order_relaxed); }
 
 int64_t gemv_pair_launches() { return g_gemv_pair_launches.load(std::memory_order_relaxed); }
+
+void gemv_force_staged(int mode) { g_gemv_force_staged.store(mode, std::memory_order_relaxed); }
+
+int64_t gemv_staged_launches() { return g_gemv_staged_launches.load(std::memory_order_relaxed); }
 
 size_t gemv_workspace_bytes(int64_t M, const TiledView& w) {
   const int splits = gemv_max_splits(w.N, w.K, device_sm_count());

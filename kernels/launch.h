@@ -37,6 +37,11 @@ bool gemv_uses_pairs(const TiledView& w, int64_t M);
 void gemv_force_pairs(int mode);
 // Tests only: how many dense gemv launches of this process took a pair table.
 int64_t gemv_pair_launches();
+// Tests only: 1 makes the dense gemv at M = 1 take its staged form wherever the plan allows it
+// (gemv_staged_plan_ok), 2 never, 0 restores the rule (gemv_use_staged). Applies to the whole process.
+void gemv_force_staged(int mode);
+// Tests only: how many dense gemv launches of this process took the staged form.
+int64_t gemv_staged_launches();
 // Grouped scalar GEMV: any rows per expert (chunks of 4).
 cudaError_t launch_grouped_gemv(const MoeArgs& a);
 

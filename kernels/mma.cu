@@ -107,17 +107,7 @@ __device__ __forceinline__ void decode_stage(const Problem& p, const char* stage
   const uint8_t* first = p.absmax + (kt * p.N + p.n0) * kBlocksPerTile;
   const int shift = static_cast<int>(reinterpret_cast<uintptr_t>(first) & 3);
   uint32_t w[KB];
-  const uint32_t* src = raw + smem::bp_word_offset(row, h, 0, KB, false);
-  if constexpr (KB == 4) {
-    const uint4 v = *reinterpret_cast<const uint4*>(src);
-    w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
-  } else if constexpr (KB == 2) {
-    const uint2 v = *reinterpret_cast<const uint2*>(src);
-    w[0] = v.x; w[1] = v.y;
-  } else {
-#pragma unroll
-    for (int b = 0; b < KB; ++b) w[b] = src[b];
-  }
+  load_block_words_shared<KB>(raw + smem::bp_word_offset(row, h, 0, KB, false), w);
   const bool valid = p.n0 + row < p.N;
   const float scale = valid ? e4m4_decode(am[shift + smem::bp_absmax_offset(row, h)]) : 0.0f;
   uint32_t E[4], O[4];

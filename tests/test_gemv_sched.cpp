@@ -154,3 +154,47 @@ TEST_CASE("gemv plan: PDL launches run two kinds of small grid without the split
   CHECK(pdl_plan(8960, 576, 1).splits == w.splits);
   CHECK(pdl_plan(8960, 512, 1).splits == 1);
 }
+
+TEST_CASE("gemv plan: the staged form on small grids whose warps would run k-tiles in series (gemv_use_staged)") {
+  constexpr int64_t kSlots = 4 * kH100Sms;        // the register pipeline at M = 1
+  constexpr int64_t kStagedSlots = 3 * kH100Sms;  // the staged k = 4 pair-table kernel (68 KB per CTA)
+  auto rule = [&](int64_t N, int64_t K, bool pdl) {
+    kbit::GemvPlan reg = kbit::gemv_plan_for(N, K, kSlots, kH100Sms, true);
+    kbit::GemvPlan st = kbit::gemv_plan_for(N, K, kStagedSlots, kH100Sms, true);
+    if (pdl) reg = kbit::gemv_pdl_plan(reg, K, 1), st = kbit::gemv_pdl_plan(st, K, 1);
+    return kbit::gemv_use_staged(reg, st, K, kH100Sms);
+  };
+  // Unsplit K = 512 under PDL (8 k-tiles, 2 per warp), where it won: Qwen3 shared_expert.down (32
+  // CTAs), GLM kv_b_proj (140). Without PDL those are a cluster grid and a split grid of 1 k-tile per warp.
+  CHECK(rule(2048, 512, true));
+  CHECK(rule(8960, 512, true));
+  CHECK_FALSE(rule(2048, 512, false));
+  CHECK_FALSE(rule(8960, 512, false));
+  // Full grids where it lost: Qwen3 dense.gate_up (3 k-tiles per warp on 480 CTAs; staged 320 CTAs
+  // of 4) and dense.down / GLM o_proj (2048 x 5120: 512 CTAs, one warp of each runs 2).
+  CHECK(kbit::gemv_warp_ktiles(kbit::gemv_plan_for(10240, 2048, kSlots, kH100Sms, true), 2048) == 3);
+  CHECK(kbit::gemv_warp_ktiles(kbit::gemv_plan_for(10240, 2048, kStagedSlots, kH100Sms, true), 2048) == 4);
+  CHECK_FALSE(rule(10240, 2048, true));
+  CHECK_FALSE(rule(2048, 5120, true));
+  // One k-tile per warp already: Qwen3 q_proj and o_proj (512 CTAs).
+  CHECK_FALSE(rule(4096, 2048, true));
+  CHECK_FALSE(rule(2048, 4096, true));
+  // Too many k-tiles per warp for the ring: GLM shared_experts.gate_up (8 per warp unsplit),
+  // Llama-3-70B gate_up; cluster grids keep their plan: Qwen3 k_proj.
+  CHECK_FALSE(rule(20480, 2048, true));
+  CHECK_FALSE(rule(57344, 8192, false));
+  CHECK_FALSE(rule(512, 2048, true));
+  // The limits themselves on hand-made plans.
+  kbit::GemvPlan p;
+  p.tiles = 10, p.splits = 1;
+  CHECK(kbit::gemv_staged_plan_ok(p, 1024));        // 16 k-tiles: 4 per warp
+  CHECK_FALSE(kbit::gemv_staged_plan_ok(p, 1056));  // 17: 5 per warp
+  CHECK(kbit::gemv_use_staged(p, p, 1024, kH100Sms));
+  CHECK_FALSE(kbit::gemv_use_staged(p, p, 256, kH100Sms));  // 1 k-tile per warp
+  p.tiles = 2 * kH100Sms;
+  CHECK(kbit::gemv_use_staged(p, p, 1024, kH100Sms));
+  p.tiles += 1;  // more than 2 CTAs per SM
+  CHECK_FALSE(kbit::gemv_use_staged(p, p, 1024, kH100Sms));
+  p.cluster = true;
+  CHECK_FALSE(kbit::gemv_staged_plan_ok(p, 1024));
+}

@@ -306,6 +306,35 @@ TEST_CASE("gpu: gemv's pair tables (k = 2, 3, 4) and float codebook both equal t
   gpu::detail::gemv_force_pairs(0);
 }
 
+TEST_CASE("gpu: gemv's staged form (M = 1) equals the CPU reference bit for bit in exact mode") {
+  // gemv_force_staged(1) takes the staged kernel wherever its plan allows it (no cluster, at most
+  // kGemvStageDepth k-tiles per warp), with clusters off so that the split shapes run on the
+  // workspace; 2 keeps it off. Shapes: partial row tiles (8, 130, 70 rows), the pad block of
+  // K % 64 == 32 (96, 2080, 992), 1..2 k-tiles per warp, and 265 row tiles, more than the grid's
+  // slots per tile allow a second slice (on an H100), so unsplit rows of 12 and 16 k-tiles (K = 768,
+  // 992): 3 and 4 per warp, every wait depth of the ring. Same products in the same order as the
+  // register pipeline: both must equal the reference exactly. Odd N never takes the staged form
+  // (its absmax bytes are copied 4 at a time), so {1, 32} checks the fallback under force.
+  CublasHandle cublas;
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 32}, {8, 96}, {130, 2080}, {70, 768}, {64, 1600},
+                                                           {64, 4096}, {16960, 768}, {16960, 992}};
+  gpu::detail::force_no_clusters(true);
+  for (int mode : {1, 2}) {
+    gpu::detail::gemv_force_staged(mode);
+    const char* label = mode == 1 ? "staged: " : "register pipeline: ";
+    const int64_t before = gpu::detail::gemv_staged_launches();
+    check_dense_exact({{gpu::Kernel::gemv, cublas.h}}, shapes, {1}, 601 + 100 * mode, label);
+    // forced: every shape but {1, 32} at 4 widths and 2 dtypes; the pair tables on and off alike
+    const int64_t dense = gpu::detail::gemv_staged_launches() - before;
+    CHECK_MESSAGE(dense == (mode == 1 ? 7 * 4 * 2 : 0), label, "dense staged launches: ", dense);
+    gpu::detail::gemv_force_pairs(1);
+    check_dense_exact({{gpu::Kernel::gemv, cublas.h}}, shapes, {1}, 621 + 100 * mode, label);
+    gpu::detail::gemv_force_pairs(0);
+  }
+  gpu::detail::gemv_force_staged(0);
+  gpu::detail::force_no_clusters(false);
+}
+
 namespace {
 // The work before the launch in the PDL tests: it lets its dependents start at once
 // (griddepcontrol.launch_dependents), spins for `cycles`, then copies the real activations into A
@@ -423,6 +452,14 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
   gpu::detail::gemv_force_pairs(1);
   check({gpu::Kernel::gemv}, "pdl gemv pair tables: ");
   gpu::detail::gemv_force_pairs(0);
+  // gemv's staged form at M = 1 (its weights requested before the wait, A after it), with and
+  // without the pair tables.
+  gpu::detail::gemv_force_staged(1);
+  check({gpu::Kernel::gemv}, "pdl gemv staged: ");
+  gpu::detail::gemv_force_pairs(1);
+  check({gpu::Kernel::gemv}, "pdl gemv staged pair tables: ");
+  gpu::detail::gemv_force_pairs(0);
+  gpu::detail::gemv_force_staged(0);
   if (!gpu::tcw_supported()) return;
   gpu::detail::tcw_force_plan(2);
   check({gpu::Kernel::tcw}, "pdl stream-K plan: ");

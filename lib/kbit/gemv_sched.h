@@ -85,4 +85,34 @@ inline bool gemv_early_launch(const GemvPlan& p, int64_t K, int64_t slots) {
   return 4 * ctas >= 3 * slots || kt_per_cta <= kGemvShortCtaKTiles;
 }
 
+// The staged form of gemv (kernels/gemv.cu, M = 1): every k-tile a warp runs, at most
+// kGemvStageDepth of them, is requested at once through shared memory, where the register pipeline
+// has one tile in flight ahead of the one it decodes.
+inline constexpr int kGemvStageDepth = 4;
+
+// The most k-tiles one warp of the plan runs.
+inline int64_t gemv_warp_ktiles(const GemvPlan& p, int64_t K) {
+  const int64_t kt_per_cta = (k_tiles(K) + p.splits - 1) / p.splits;
+  return (kt_per_cta + kGemvWarps - 1) / kGemvWarps;
+}
+
+// Whether the staged kernel can run plan `p` (workspace or unsplit grids, at most kGemvStageDepth
+// k-tiles per warp).
+inline bool gemv_staged_plan_ok(const GemvPlan& p, int64_t K) {
+  return !p.cluster && gemv_warp_ktiles(p, K) <= kGemvStageDepth;
+}
+
+// The rule: staged (on its own plan `staged`, sized by its occupancy) where the register pipeline's
+// plan `reg` is a workspace or unsplit grid whose warps run k-tiles in series, and the staged grid
+// has at most 2 CTAs per SM (`sms`). H100, bench/results/2026-11-26-h100-gemvstaged (same call, M = 1,
+// k = 2..5, PDL): on the unsplit K = 512 grids of gemv_pdl_plan, 2 k-tiles per warp, Qwen3
+// shared_expert.down (32 CTAs) 1.03-1.12x (k = 4: 2.06 -> 1.87 us) and GLM kv_b_proj (140 CTAs)
+// 1.01-1.10x; on the full split grids (384-512 CTAs) it lost 0.77-0.97x (Qwen3 dense.gate_up k = 4
+// 6.84 -> 7.92 us, dense.down 5.02 -> 5.69), and so did grouped_gemv's 320 CTAs of Qwen3
+// experts.down (0.88-0.94x), which keeps the register pipeline.
+inline bool gemv_use_staged(const GemvPlan& reg, const GemvPlan& staged, int64_t K, int64_t sms) {
+  return !reg.cluster && gemv_warp_ktiles(reg, K) >= 2 && gemv_staged_plan_ok(staged, K) &&
+         staged.tiles * staged.splits <= 2 * sms;
+}
+
 }  // namespace kbit
