@@ -62,6 +62,7 @@ std::atomic<int> g_gemv_force_pairs{0};        // gemv_force_pairs (tests)
 std::atomic<int64_t> g_gemv_pair_launches{0};  // gemv_pair_launches (tests)
 std::atomic<int> g_gemv_force_staged{0};       // gemv_force_staged (tests)
 std::atomic<int64_t> g_gemv_staged_launches{0};  // gemv_staged_launches (tests)
+std::atomic<int> g_gemv_staged_seen{0};          // gemv_staged_seen (tests)
 
 // Fill the pair table from the stored codebook (128 threads); caller synchronises.
 template <int KB>
@@ -168,7 +169,8 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   // Software pipeline: the words and absmax bytes of the warp's next k-tile are loaded before the
   // current one is decoded, so two k-tiles of weights are in flight per warp (one load burst per
   // k-tile left the DRAM queue empty while the warp decoded: 64% of bandwidth on the largest shape).
-  // Nothing is zero-filled: rows past N load nothing (their sums are never stored), the pad block of
+  // Nothing is zero-filled: rows past N load nothing (their sums are never stored; the staged form
+  // decodes whatever its ring slots hold for them, table lookups that stay in bounds), the pad block of
   // K % 64 == 32 is stored in the layout (zero words, absmax 0) and is skipped before its activations
   // are read, and past kt_end nothing is loaded or used. The step copies the next tile's registers
   // instead of swapping two buffers in a loop unrolled by two: the unrolled loop (twice the code)
@@ -409,7 +411,8 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
 
 // The grid's layout and PDL placement (gemv_kernel's MODE):
 // - kGemvWorkspace: the codebook is staged (and, with LinearArgs::pdl, the previous work waited for)
-//   first, split K goes through the workspace, the next launch may start after the main loop;
+//   first (except in the staged form, ST > 0, which requests its weights before the stage in every
+//   mode), split K goes through the workspace, the next launch may start after the main loop;
 // - kGemvCluster (the small grids of launch_dense): the first weight loads go out before the
 //   codebook is staged, the K slices (grid.y, one cluster) meet in distributed shared memory, and
 //   the next launch may start once the wait returns. Without it the codebook is staged first (on the
@@ -446,7 +449,7 @@ __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) g
       stage_codebook<KB>(w.codebook, cb_s);
     if constexpr (kUsePairs<KB, MV> && !PT) stage_pairs2(w.codebook, pair_s);
     // LinearArgs::pdl: A, C and the workspace only after the previous work in the stream. The
-    // LATE grids (CL, kGemvEarly) then let the next launch start (not at kernel start: one launch
+    // EARLY_TRIGGER grids (CL, kGemvEarly) then let the next launch start (not at kernel start: one launch
     // waits behind this one, not a chain; bench/results/2026-11-25-h100-pdl2); main's workspace grids
     // only after their main loop (below): waiting CTAs beside a busy grid slowed it (-pdl3), and
     // gemv_early_launch keeps those where the early launch lost (-gemvearly).
@@ -585,7 +588,8 @@ template <class Kern>
 cudaError_t staged_opt_in(Kern kern, int bytes, int (&done)[64]) {
   int dev = 0;
   cudaError_t e = cudaGetDevice(&dev);
-  if (e != cudaSuccess || dev < 0 || dev >= 64) return e;
+  if (e != cudaSuccess) return e;
+  if (dev < 0 || dev >= 64) return cudaErrorInvalidDevice;
   if (done[dev] == 0) {
     e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (e == cudaSuccess)  // the resident CTAs the plan counts on need the largest shared-memory share
@@ -602,10 +606,15 @@ cudaError_t staged_dense_ready() {
   return staged_opt_in(gemv_kernel<ACT, KB, MV, MODE, PT, kGemvStageDepth>, kStageBytes<KB, kGemvStageDepth>, done);
 }
 
+// 0 where either mode's kernel could not be opted in: launch_dense then keeps the register pipeline.
 template <Act ACT, int KB, bool PT>
 int gemv_staged_blocks_per_sm() {
   static int cache[64] = {};
-  if (staged_dense_ready<ACT, KB, 1, kGemvWorkspace, PT>() != cudaSuccess) return 1;
+  if (staged_dense_ready<ACT, KB, 1, kGemvWorkspace, PT>() != cudaSuccess ||
+      staged_dense_ready<ACT, KB, 1, kGemvEarly, PT>() != cudaSuccess) {
+    cudaGetLastError();  // the failed opt-in is not this launch's error
+    return 0;
+  }
   return cached_blocks_per_sm(gemv_kernel<ACT, KB, 1, kGemvWorkspace, PT, kGemvStageDepth>, kGemvThreads, cache,
                               kStageBytes<KB, kGemvStageDepth>);
 }
@@ -647,17 +656,28 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   if constexpr (MV == 1) {
     // The staged form (gemv_use_staged) where the register pipeline would run k-tiles in series.
     const int force = g_gemv_force_staged.load(std::memory_order_relaxed);
-    if (force != 2 && gemv_staged_fits(a.w)) {
-      const int64_t sslots = static_cast<int64_t>(gemv_staged_blocks_per_sm<ACT, KB, PT>()) * device_sm_count();
+    const int64_t sslots = force != 2 && gemv_staged_fits(a.w)
+                               ? static_cast<int64_t>(gemv_staged_blocks_per_sm<ACT, KB, PT>()) * device_sm_count()
+                               : 0;
+    if (sslots > 0) {
       GemvPlan sp = gemv_plan_for(a.w.N, a.w.K, sslots, device_sm_count(), device_has_clusters());
       if (a.pdl) sp = gemv_pdl_plan(sp, a.w.K, 1);
-      if (force == 1 ? gemv_staged_plan_ok(sp, a.w.K) : gemv_use_staged(p, sp, a.w.K, device_sm_count())) {
+      const bool early = a.pdl && gemv_early_launch(sp, a.w.K, sslots);
+      // Under PDL only on the early grids. In the staged kernels that trigger after their main loop
+      // ptxas hoists the activation slice's __ldg (LDG.E.128.CONSTANT, which it may treat as
+      // invariant) above griddepcontrol.wait (SASS ACQBULK; bench/scripts/pdl_sass_check.py lists it),
+      // and the PDL doctest read the producer's NaN poison (16960 x 992;
+      // bench/results/2026-11-26-h100-stagedmends). In the early kernels the trigger right after the
+      // wait keeps every read of A below it (the same listing).
+      const bool pdl_ok = !a.pdl || early;
+      if (pdl_ok && (force == 1 ? gemv_staged_plan_ok(sp, a.w.K) : gemv_use_staged(p, sp, a.w.K, device_sm_count()))) {
         g_gemv_staged_launches.fetch_add(1, std::memory_order_relaxed);
+        g_gemv_staged_seen.fetch_or((1 << (gemv_warp_ktiles(sp, a.w.K) - 1)) | (a.pdl ? (early ? 16 : 32) : 0),
+                                    std::memory_order_relaxed);
         sk.splits = sp.splits;
         const dim3 grid(static_cast<unsigned>(sp.tiles), sk.splits);
         constexpr int bytes = kStageBytes<KB, kGemvStageDepth>;
-        if (a.pdl && gemv_early_launch(sp, a.w.K, sslots)) {
-          if (const cudaError_t e = staged_dense_ready<ACT, KB, 1, kGemvEarly, PT>(); e != cudaSuccess) return e;
+        if (early) {
           return launch_ex(gemv_kernel<ACT, KB, 1, kGemvEarly, PT, kGemvStageDepth>, grid, kGemvThreads, bytes,
                            a.stream, 1, a.pdl, A, C, M, a.w, sk);
         }
@@ -750,6 +770,8 @@ int64_t gemv_pair_launches() { return g_gemv_pair_launches.load(std::memory_orde
 void gemv_force_staged(int mode) { g_gemv_force_staged.store(mode, std::memory_order_relaxed); }
 
 int64_t gemv_staged_launches() { return g_gemv_staged_launches.load(std::memory_order_relaxed); }
+
+int gemv_staged_seen() { return g_gemv_staged_seen.exchange(0, std::memory_order_relaxed); }
 
 size_t gemv_workspace_bytes(int64_t M, const TiledView& w) {
   const int splits = gemv_max_splits(w.N, w.K, device_sm_count());

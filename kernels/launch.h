@@ -38,10 +38,15 @@ void gemv_force_pairs(int mode);
 // Tests only: how many dense gemv launches of this process took a pair table.
 int64_t gemv_pair_launches();
 // Tests only: 1 makes the dense gemv at M = 1 take its staged form wherever the plan allows it
-// (gemv_staged_plan_ok), 2 never, 0 restores the rule (gemv_use_staged). Applies to the whole process.
+// (gemv_staged_plan_ok) and the weights can be staged (N even, aligned arrays), 2 never, 0 restores
+// the rule (gemv_use_staged). Applies to the whole process.
 void gemv_force_staged(int mode);
 // Tests only: how many dense gemv launches of this process took the staged form.
 int64_t gemv_staged_launches();
+// Tests only: what the staged launches covered since the last call, which resets it: bit d - 1 for a
+// launch whose warps ran up to d k-tiles (d = 1..4), bit 4 (16) a PDL launch that let the next launch
+// in at its wait, bit 5 (32) one that did after its main loop.
+int gemv_staged_seen();
 // Grouped scalar GEMV: any rows per expert (chunks of 4).
 cudaError_t launch_grouped_gemv(const MoeArgs& a);
 

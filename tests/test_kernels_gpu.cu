@@ -309,16 +309,19 @@ TEST_CASE("gpu: gemv's pair tables (k = 2, 3, 4) and float codebook both equal t
 TEST_CASE("gpu: gemv's staged form (M = 1) equals the CPU reference bit for bit in exact mode") {
   // gemv_force_staged(1) takes the staged kernel wherever its plan allows it (no cluster, at most
   // kGemvStageDepth k-tiles per warp), with clusters off so that the split shapes run on the
-  // workspace; 2 keeps it off. Shapes: partial row tiles (8, 130, 70 rows), the pad block of
-  // K % 64 == 32 (96, 2080, 992), 1..2 k-tiles per warp, and 265 row tiles, more than the grid's
+  // workspace; 2 keeps it off. Shapes: partial row tiles (8, 130, 70 and 16930 rows), the pad block
+  // of K % 64 == 32 (96, 2080, 992), 1..2 k-tiles per warp, and 265 row tiles, more than the grid's
   // slots per tile allow a second slice (on an H100), so unsplit rows of 12 and 16 k-tiles (K = 768,
-  // 992): 3 and 4 per warp, every wait depth of the ring. Same products in the same order as the
-  // register pipeline: both must equal the reference exactly. Odd N never takes the staged form
-  // (its absmax bytes are copied 4 at a time), so {1, 32} checks the fallback under force.
+  // 992): 3 and 4 per warp, every wait depth of the ring (gemv_staged_seen checks that the launches
+  // reached them). Three passes: the pair tables by their rule, forced on, forced off. Same products
+  // in the same order as the register pipeline: both must equal the reference exactly. Odd N never
+  // takes the staged form (its absmax bytes are copied 4 at a time), so {1, 32} checks the fallback
+  // under force.
   CublasHandle cublas;
   const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 32}, {8, 96}, {130, 2080}, {70, 768}, {64, 1600},
-                                                           {64, 4096}, {16960, 768}, {16960, 992}};
+                                                           {64, 4096}, {16930, 768}, {16960, 992}};
   gpu::detail::force_no_clusters(true);
+  gpu::detail::gemv_staged_seen();  // reset
   for (int mode : {1, 2}) {
     gpu::detail::gemv_force_staged(mode);
     const char* label = mode == 1 ? "staged: " : "register pipeline: ";
@@ -327,9 +330,14 @@ TEST_CASE("gpu: gemv's staged form (M = 1) equals the CPU reference bit for bit 
     // forced: every shape but {1, 32} at 4 widths and 2 dtypes; the pair tables on and off alike
     const int64_t dense = gpu::detail::gemv_staged_launches() - before;
     CHECK_MESSAGE(dense == (mode == 1 ? 7 * 4 * 2 : 0), label, "dense staged launches: ", dense);
-    gpu::detail::gemv_force_pairs(1);
-    check_dense_exact({{gpu::Kernel::gemv, cublas.h}}, shapes, {1}, 621 + 100 * mode, label);
+    for (int pairs : {1, 2}) {
+      gpu::detail::gemv_force_pairs(pairs);
+      check_dense_exact({{gpu::Kernel::gemv, cublas.h}}, shapes, {1}, 621 + 10 * pairs + 100 * mode, label);
+    }
     gpu::detail::gemv_force_pairs(0);
+    // every depth of the ring, 1..4 k-tiles per warp, when forced; nothing staged otherwise
+    const int seen = gpu::detail::gemv_staged_seen();
+    CHECK_MESSAGE((seen & 15) == (mode == 1 ? 15 : 0), label, "k-tiles per warp reached (bit d - 1 for d): ", seen);
   }
   gpu::detail::gemv_force_staged(0);
   gpu::detail::force_no_clusters(false);
@@ -413,14 +421,15 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
     if (major == 9 && built_for_sm90) CHECK(gpu::detail::device_has_pdl());
   }
   uint64_t seed = 9100;
-  auto check = [&](const std::vector<gpu::Kernel>& kernels, const char* label) {
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{130, 2080}, {70, 768}, {1288, 2048}, {1032, 4096},
+                                                           {64, 4096},  {2048, 512}, {1024, 2048}};
+  auto check = [&](const std::vector<gpu::Kernel>& kernels, const char* label,
+                   const std::vector<std::pair<int64_t, int64_t>>& sh, const std::vector<int64_t>& Ms) {
     for (int bits : {2, 4, 5})
-      for (const auto& [N, K] : std::vector<std::pair<int64_t, int64_t>>{{130, 2080}, {70, 768}, {1288, 2048},
-                                                                           {1032, 4096}, {64, 4096}, {2048, 512},
-                                                                           {1024, 2048}}) {
+      for (const auto& [N, K] : sh) {
         const QuantizedTensor q = make_exact_weights(bits, 1, N, K, seed++);
         const DeviceWeights w(q);
-        for (int64_t M : {1, 2, 3, 9, 16, 40}) {
+        for (int64_t M : Ms) {
           const std::vector<float> A = make_exact_activations(M, K, seed++);
           std::vector<float> ref(size_t(M * N));
           gemm_ref(A.data(), M, q.view(), ref.data());
@@ -436,9 +445,12 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
               bool ran = false;
               behind_slow_producer(st.s, src, dA, dC, [&] { ran = launch_pdl(kernel, act, w, dA.p, dC.p, M, ws, st.s, true); });
               if (!ran) continue;
-              const int64_t bad = first_mismatch(dC.host(), want);
+              const std::vector<uint16_t> got = dC.host();
+              const int64_t bad = first_mismatch(got, want);
               CHECK_MESSAGE(bad < 0, std::string(label), std::string(gpu::kernel_name(kernel)), " k=", bits, " N=", N,
-                            " K=", K, " M=", M, " ", std::string(act_name(act)), ": first wrong element ", bad);
+                            " K=", K, " M=", M, " ", std::string(act_name(act)), ": first wrong element ", bad, " = ",
+                            bad >= 0 ? from_act(act, got[size_t(bad)]) : 0.0f, " want ",
+                            bad >= 0 ? from_act(act, want[size_t(bad)]) : 0.0f);
             }
           }
         }
@@ -446,23 +458,34 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
   };
   std::vector<gpu::Kernel> kernels = {gpu::Kernel::gemv, gpu::Kernel::tcv, gpu::Kernel::automatic};
   if (gpu::tcw_supported()) kernels.push_back(gpu::Kernel::tcw);
-  check(kernels, "pdl ");
+  const std::vector<int64_t> Ms = {1, 2, 3, 9, 16, 40};
+  check(kernels, "pdl ", shapes, Ms);
   // gemv's pair tables (staged after the first weight loads on the early and cluster grids) at k = 4
   // on these shapes, which are below the table's size threshold; k = 2 at M = 1 has its own always.
   gpu::detail::gemv_force_pairs(1);
-  check({gpu::Kernel::gemv}, "pdl gemv pair tables: ");
+  check({gpu::Kernel::gemv}, "pdl gemv pair tables: ", shapes, Ms);
   gpu::detail::gemv_force_pairs(0);
   // gemv's staged form at M = 1 (its weights requested before the wait, A after it), with and
-  // without the pair tables.
-  gpu::detail::gemv_force_staged(1);
-  check({gpu::Kernel::gemv}, "pdl gemv staged: ");
-  gpu::detail::gemv_force_pairs(1);
-  check({gpu::Kernel::gemv}, "pdl gemv staged pair tables: ");
-  gpu::detail::gemv_force_pairs(0);
-  gpu::detail::gemv_force_staged(0);
+  // without the pair tables. It runs under PDL only on the early grids: 16960 x 992 (265 unsplit
+  // CTAs of 16 k-tiles, where gemv_early_launch does not hold) takes the register pipeline even when
+  // forced, since the staged kernels that trigger after their main loop read A before the wait
+  // (launch_dense) and failed this case.
+  if (gpu::detail::device_has_pdl()) {
+    std::vector<std::pair<int64_t, int64_t>> staged = shapes;
+    staged.push_back({16960, 992});
+    gpu::detail::gemv_force_staged(1);
+    gpu::detail::gemv_staged_seen();  // reset
+    check({gpu::Kernel::gemv}, "pdl gemv staged: ", staged, {1});
+    gpu::detail::gemv_force_pairs(1);
+    check({gpu::Kernel::gemv}, "pdl gemv staged pair tables: ", staged, {1});
+    gpu::detail::gemv_force_pairs(0);
+    gpu::detail::gemv_force_staged(0);
+    const int seen = gpu::detail::gemv_staged_seen();
+    CHECK_MESSAGE((seen & 48) == 16, "staged PDL modes reached (16 early, 32 trigger after the loop): ", seen);
+  }
   if (!gpu::tcw_supported()) return;
   gpu::detail::tcw_force_plan(2);
-  check({gpu::Kernel::tcw}, "pdl stream-K plan: ");
+  check({gpu::Kernel::tcw}, "pdl stream-K plan: ", shapes, Ms);
   gpu::detail::tcw_force_plan(0);
 }
 
