@@ -183,7 +183,7 @@ int cached_blocks_per_sm(Kern kern, int threads, int (&cache)[64], int smem = 0)
 }
 
 // ---------------------------------------------------------------------------------------------
-// cp.async (sm_80+): 16-byte and 4-byte global -> shared copies with zero fill.
+// cp.async (sm_80+): 16-, 8- and 4-byte global -> shared copies (zero fill: 16 and 4).
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
@@ -191,6 +191,9 @@ __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, bool va
   const int src_bytes = valid ? 16 : 0;
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(smem)), "l"(gmem),
                "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async8(void* smem, const void* gmem) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(smem_addr(smem)), "l"(gmem));
 }
 __device__ __forceinline__ void cp_async4(void* smem, const void* gmem, int src_bytes) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(smem)), "l"(gmem),

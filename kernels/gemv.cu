@@ -106,7 +106,7 @@ __device__ __forceinline__ void cp_async_block_words(uint32_t* dst, const uint32
   if constexpr (KB == 4) {
     cp_async16(dst, src, true);
   } else if constexpr (KB == 2) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(smem_addr(dst)), "l"(src));
+    cp_async8(dst, src);
   } else {
 #pragma unroll
     for (int b = 0; b < KB; ++b) cp_async4(dst + b, src + b, 4);
@@ -656,7 +656,9 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   if constexpr (MV == 1) {
     // The staged form (gemv_use_staged) where the register pipeline would run k-tiles in series.
     const int force = g_gemv_force_staged.load(std::memory_order_relaxed);
-    const int64_t sslots = force != 2 && gemv_staged_fits(a.w)
+    // The staged kernels' occupancy only where the register plan leaves the rule a chance.
+    const bool candidate = force == 1 || (force == 0 && gemv_staged_candidate(p, a.w.K));
+    const int64_t sslots = candidate && gemv_staged_fits(a.w)
                                ? static_cast<int64_t>(gemv_staged_blocks_per_sm<ACT, KB, PT>()) * device_sm_count()
                                : 0;
     if (sslots > 0) {

@@ -18,20 +18,10 @@ import subprocess
 import sys
 
 
-def functions(text):
-    funcs, cur = {}, None
-    for line in text.split("\n"):
-        m = re.match(r"^\s*\.text\.(\S+):", line)
-        if m:
-            cur = m.group(1)
-            funcs[cur] = []
-        elif cur:
-            funcs[cur].append(line)
-    return funcs
-
-
 def main():
     nvcc, src, work = sys.argv[1:4]
+    sys.path.insert(0, os.path.join(src, "bench", "scripts"))
+    from sass_loop_mix import functions  # the nvdisasm parsing the SASS scripts share
     nvdisasm = os.environ.get("NVDISASM") or shutil.which("nvdisasm") or os.path.join(os.path.dirname(nvcc), "nvdisasm")
     if not os.path.exists(nvdisasm):
         print("nvdisasm not found next to %s or on PATH: skipped" % nvcc)

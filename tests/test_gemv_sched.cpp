@@ -191,10 +191,13 @@ TEST_CASE("gemv plan: the staged form on small grids whose warps would run k-til
   CHECK_FALSE(kbit::gemv_staged_plan_ok(p, 1056));  // 17: 5 per warp
   CHECK(kbit::gemv_use_staged(p, p, 1024, kH100Sms));
   CHECK_FALSE(kbit::gemv_use_staged(p, p, 256, kH100Sms));  // 1 k-tile per warp
+  CHECK(kbit::gemv_staged_candidate(p, 1024));            // the register plan's part of the rule
+  CHECK_FALSE(kbit::gemv_staged_candidate(p, 256));
   p.tiles = 2 * kH100Sms;
   CHECK(kbit::gemv_use_staged(p, p, 1024, kH100Sms));
   p.tiles += 1;  // more than 2 CTAs per SM
   CHECK_FALSE(kbit::gemv_use_staged(p, p, 1024, kH100Sms));
   p.cluster = true;
   CHECK_FALSE(kbit::gemv_staged_plan_ok(p, 1024));
+  CHECK_FALSE(kbit::gemv_staged_candidate(p, 1024));
 }

@@ -10,15 +10,4 @@ set -u
 source bench/scripts/lib/device_run.sh
 source bench/scripts/lib/device_build.sh
 device_run_init /tmp/gemvbalance ${GB_BUDGET:-480}
-device_build_ab /tmp/gbold /tmp/gbnew kbit-bench kbit-verify kbit_tests_kernels || exit 1
-gpu_info
-(cd .deps/gpu && timeout 120 ./kbit_tests_kernels -tc='*gemv*,*LinearArgs::pdl*,*split-K*' > "$W/kernels.txt" 2>&1)
-s "kernels (gemv, pdl, split-K) rc=$? after $((SECONDS - T0)) s"; grep -E 'assertions|Status' "$W/kernels.txt" | tee -a "$W/summary.txt"
-verify_run verify 40 3 "verify --quick gemv" --quick --kernels dense.gemv
-verify_run verify-pdl 40 3 "verify --quick --pdl gemv" --quick --pdl --kernels dense.gemv
-arm_setup() {
-  case $1 in old) BIN=.deps/gpu/kbit-bench-old ;; esac
-  B="--M 1,2,4 --bits 2,3,4,5 --dtypes f16 --models qwen3-coder-next glm-4.7-flash llama-3-8b"
-  KERNELS=gemv,gemv_pdl,automatic_pdl
-}
-MIN_LEFT=20 REPS=2 bench_rotation gemvbalance old new
+gemv_plan_ab gemvbalance "qwen3-coder-next glm-4.7-flash llama-3-8b"

@@ -102,6 +102,12 @@ inline bool gemv_staged_plan_ok(const GemvPlan& p, int64_t K) {
   return !p.cluster && gemv_warp_ktiles(p, K) <= kGemvStageDepth;
 }
 
+// The part of the rule the register plan decides alone: a workspace or unsplit grid whose warps run
+// k-tiles in series (launch_dense asks for the staged kernels' occupancy only then).
+inline bool gemv_staged_candidate(const GemvPlan& reg, int64_t K) {
+  return !reg.cluster && gemv_warp_ktiles(reg, K) >= 2;
+}
+
 // The rule: staged (on its own plan `staged`, sized by its occupancy) where the register pipeline's
 // plan `reg` is a workspace or unsplit grid whose warps run k-tiles in series, and the staged grid
 // has at most 2 CTAs per SM (`sms`). H100, bench/results/2026-11-26-h100-gemvstaged (same call, M = 1,
@@ -111,8 +117,7 @@ inline bool gemv_staged_plan_ok(const GemvPlan& p, int64_t K) {
 // 6.84 -> 7.92 us, dense.down 5.02 -> 5.69), and so did grouped_gemv's 320 CTAs of Qwen3
 // experts.down (0.88-0.94x), which keeps the register pipeline.
 inline bool gemv_use_staged(const GemvPlan& reg, const GemvPlan& staged, int64_t K, int64_t sms) {
-  return !reg.cluster && gemv_warp_ktiles(reg, K) >= 2 && gemv_staged_plan_ok(staged, K) &&
-         staged.tiles * staged.splits <= 2 * sms;
+  return gemv_staged_candidate(reg, K) && gemv_staged_plan_ok(staged, K) && staged.tiles * staged.splits <= 2 * sms;
 }
 
 }  // namespace kbit

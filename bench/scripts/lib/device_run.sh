@@ -195,3 +195,24 @@ moe_ab() {
   arm_setup() { KERNELS=$MOE_AB_KERNELS; [ "$1" = "$MOE_AB_OLD" ] && BIN=$MOE_AB_BIN; }
   REPS=${REPS:-2} MIN_LEFT=${MIN_LEFT:-20} bench_rotation "$1" "$3" "$5"
 }
+
+# gemv_plan_ab TAG MODELS: the gemv plan experiments' call (needs lib/device_build.sh and
+# device_run_init): main (.deps/old-src.txz) and this tree built side by side into /tmp/TAG-old and
+# /tmp/TAG-new, the gemv, PDL and split-K doctests, kbit-verify --quick over gemv with and without
+# --pdl, then kbit-bench old and new in rotation (two runs each) over MODELS at M = 1, 2, 4,
+# k = 2..5, f16 (gemv, gemv_pdl, automatic_pdl).
+gemv_plan_ab() {
+  GPA_MODELS=$2
+  device_build_ab /tmp/$1-old /tmp/$1-new kbit-bench kbit-verify kbit_tests_kernels || return 1
+  gpu_info
+  (cd .deps/gpu && timeout 120 ./kbit_tests_kernels -tc='*gemv*,*LinearArgs::pdl*,*split-K*' > "$W/kernels.txt" 2>&1)
+  s "kernels (gemv, pdl, split-K) rc=$? after $((SECONDS - T0)) s"; grep -E 'assertions|Status' "$W/kernels.txt" | tee -a "$W/summary.txt"
+  verify_run verify 40 3 "verify --quick gemv" --quick --kernels dense.gemv
+  verify_run verify-pdl 40 3 "verify --quick --pdl gemv" --quick --pdl --kernels dense.gemv
+  arm_setup() {
+    case $1 in old) BIN=.deps/gpu/kbit-bench-old ;; esac
+    B="--M 1,2,4 --bits 2,3,4,5 --dtypes f16 --models $GPA_MODELS"
+    KERNELS=gemv,gemv_pdl,automatic_pdl
+  }
+  MIN_LEFT=20 REPS=2 bench_rotation "$1" old new
+}
