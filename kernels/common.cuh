@@ -221,6 +221,26 @@ __host__ __device__ inline size_t splitk_counter_bytes(int64_t tiles) {
   return ((static_cast<size_t>(tiles) * 4 + kCounterBytes - 1) / kCounterBytes) * kCounterBytes;
 }
 
+// The sum of one output element over the K slices, in slice order -- `load(sl)` reads slice sl's
+// partial -- with up to B slices' loads in flight at once, whatever the compiler makes of a plain loop
+// over a run-time slice count (in tcv's fixup it kept 4 loads per round trip, and summed a thread's
+// elements one after another: bench/results/2026-11-26-h100-ncutcv). The adds stay in slice order
+// from 0.0f, so the sum is bit for bit the plain loop's. Used by gemv's fixup at M >= 2.
+template <int B, class Load>
+__device__ __forceinline__ float slice_sum(int splits, Load&& load) {
+  float s = 0.0f;
+  for (int b = 0; b < splits; b += B) {
+    float v[B];
+#pragma unroll
+    for (int i = 0; i < B; ++i)
+      if (b + i < splits) v[i] = load(b + i);
+#pragma unroll
+    for (int i = 0; i < B; ++i)
+      if (b + i < splits) s += v[i];
+  }
+  return s;
+}
+
 // Called by all threads of the CTA after it stored its partial (its own elements) into
 // partials + slice * M * N. Returns true in the CTA that must finish the tile, whose threads may
 // then read every slice's partials (through L2: __ldcg). One thread counts the arrival with an

@@ -523,14 +523,27 @@ __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) g
     for (int m = 0; m < MV; ++m)
       if (m < M) sk.partials[blockIdx.y * MN + m * w.N + n] = out[m];
   if (!splitk_arrive(sk, blockIdx.x)) return;
-  if (t < kGemvRows && n < w.N)
+  if constexpr (MV == 1) {  // main's loop: the compiler keeps 16 slices' loads in flight here
+    if (t < kGemvRows && n < w.N)
 #pragma unroll
-    for (int m = 0; m < MV; ++m)
-      if (m < M) {
-        float s = 0.0f;
-        for (int sl = 0; sl < sk.splits; ++sl) s += __ldcg(sk.partials + sl * MN + m * w.N + n);
-        C[m * w.N + n] = Tr::from_float(s);
+      for (int m = 0; m < MV; ++m)
+        if (m < M) {
+          float s = 0.0f;
+          for (int sl = 0; sl < sk.splits; ++sl) s += __ldcg(sk.partials + sl * MN + m * w.N + n);
+          C[m * w.N + n] = Tr::from_float(s);
+        }
+  } else {
+    // M >= 2: the tile's M x 64 sums spread over all 128 threads (one each at M = 2) instead of M in
+    // turn on 64 of them, each with up to 16 slices' loads in flight (slice_sum).
+    for (int e = t; e < M * kGemvRows; e += kGemvThreads) {
+      const int m = e / kGemvRows;
+      const int64_t ne = n0 + e % kGemvRows;
+      if (ne < w.N) {
+        const float* src = sk.partials + m * w.N + ne;
+        C[m * w.N + ne] = Tr::from_float(slice_sum<16>(sk.splits, [&](int sl) { return __ldcg(src + sl * MN); }));
       }
+    }
+  }
 }
 
 // Grouped: blockIdx.x is a work item (expert, up to MV consecutive rows of that expert),
