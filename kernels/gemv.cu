@@ -594,42 +594,35 @@ int gemv_blocks_per_sm() {
   return cached_blocks_per_sm(gemv_kernel<ACT, KB, MV, kGemvWorkspace, PT>, kGemvThreads, cache);
 }
 
-// The staged kernels: their dynamic shared memory opted in (above 48 KB with the static arrays of
-// the pair table) and the largest shared-memory carveout asked for, once per kernel and device, and
-// their resident CTAs per SM (cached per device).
-template <class Kern>
-cudaError_t staged_opt_in(Kern kern, int bytes, int (&done)[64]) {
-  int dev = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e != cudaSuccess) return e;
-  if (dev < 0 || dev >= 64) return cudaErrorInvalidDevice;
-  if (done[dev] == 0) {
-    e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    if (e == cudaSuccess)  // the resident CTAs the plan counts on need the largest shared-memory share
-      e = cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
-    if (e != cudaSuccess) return e;
-    done[dev] = 1;
-  }
-  return cudaSuccess;
-}
-
-template <Act ACT, int KB, int MV, GemvMode MODE, bool PT>
-cudaError_t staged_dense_ready() {
-  static int done[64] = {};
-  return staged_opt_in(gemv_kernel<ACT, KB, MV, MODE, PT, kGemvStageDepth>, kStageBytes<KB, kGemvStageDepth>, done);
-}
-
-// 0 where either mode's kernel could not be opted in: launch_dense then keeps the register pipeline.
+// The staged kernels' resident CTAs per SM, cached per device; 0 where they cannot run, and
+// launch_dense then keeps the register pipeline. The first call on a device opts both modes' kernels
+// in to their dynamic shared memory (above 48 KB with the static arrays of the pair table, which
+// cached_blocks_per_sm's opt-in does not count) and to the largest shared-memory carveout (the
+// resident CTAs the plan counts on need it), then asks for the occupancy; a failed query counts 1
+// CTA, as in cached_blocks_per_sm.
 template <Act ACT, int KB, bool PT>
 int gemv_staged_blocks_per_sm() {
-  static int cache[64] = {};
-  if (staged_dense_ready<ACT, KB, 1, kGemvWorkspace, PT>() != cudaSuccess ||
-      staged_dense_ready<ACT, KB, 1, kGemvEarly, PT>() != cudaSuccess) {
-    cudaGetLastError();  // the failed opt-in is not this launch's error
-    return 0;
+  static int cache[64] = {};  // 0: not asked yet on that device, -1: the opt-in failed
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 0;
+  if (cache[dev] == 0) {
+    constexpr int bytes = kStageBytes<KB, kGemvStageDepth>;
+    const auto opt_in = [](auto kern) {
+      return cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) == cudaSuccess &&
+             cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  cudaSharedmemCarveoutMaxShared) == cudaSuccess;
+    };
+    const auto kern = gemv_kernel<ACT, KB, 1, kGemvWorkspace, PT, kGemvStageDepth>;
+    int n = 0;
+    if (!opt_in(kern) || !opt_in(gemv_kernel<ACT, KB, 1, kGemvEarly, PT, kGemvStageDepth>)) {
+      cudaGetLastError();  // the failed opt-in is not a launch's error
+      n = -1;
+    } else if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, kGemvThreads, bytes) != cudaSuccess || n < 1) {
+      n = 1;
+    }
+    cache[dev] = n;
   }
-  return cached_blocks_per_sm(gemv_kernel<ACT, KB, 1, kGemvWorkspace, PT, kGemvStageDepth>, kGemvThreads, cache,
-                              kStageBytes<KB, kGemvStageDepth>);
+  return cache[dev] > 0 ? cache[dev] : 0;
 }
 
 // The staged form reads the absmax bytes 4 at a time (N even, a 4-byte aligned array) and the words
