@@ -9,7 +9,4 @@ set -u
 source bench/scripts/lib/device_run.sh
 source bench/scripts/lib/device_build.sh
 device_run_init /tmp/checks18 ${CK_BUDGET:-560}
-device_build_new /tmp/cks18 kbit-bench kbit-verify kbit_tests_kernels kbit_tests_gpu || exit 1
-doctest_checks 150 '*gemv*,*split-K*,*LinearArgs::pdl*,*MoeArgs::pdl*,*MoE kernels*' 150 '*staged*,*chain of linear*' 90
-verify_run verify 120 6 "verify --quick dense,moe" --quick --kernels dense,moe
-verify_run verify-pdl 90 6 "verify --quick --pdl gemv,tcv,tcw,automatic,moe" --quick --pdl --kernels dense.gemv,dense.tcv,dense.tcw,dense.automatic,moe
+main_checks cks18 '*staged*,*chain of linear*'

@@ -16,10 +16,7 @@ source bench/scripts/lib/device_build.sh
 device_run_init /tmp/l2prefetch ${LP_BUDGET:-575}
 device_build_ab /tmp/lpold /tmp/lpnew kbit-bench kbit-verify kbit_tests_kernels || exit 1
 gpu_info
-(cd .deps/gpu && timeout 120 ./kbit_tests_kernels -tc='*gemv*,*tcv*,*LinearArgs::pdl*,*MoeArgs::pdl*,*split-K*,*MoE kernels*' \
-  > "$W/kernels.txt" 2>&1)
-s "kernels (gemv, tcv, pdl, split-K, MoE) rc=$? after $((SECONDS - T0)) s"
-grep -E 'assertions|Status' "$W/kernels.txt" | tee -a "$W/summary.txt"
+doctest_filter '*gemv*,*tcv*,*LinearArgs::pdl*,*MoeArgs::pdl*,*split-K*,*MoE kernels*' 120 'gemv, tcv, pdl, split-K, MoE'
 doctest_sanitize memcheck '*gemv*,*tcv*,*MoE kernels*' 90
 verify_run verify 50 4 "verify --quick gemv,tcv,automatic,moe" --quick --kernels dense.gemv,dense.tcv,dense.automatic,moe.grouped_gemv,moe.grouped_tcv,moe.automatic
 verify_run verify-pdl 50 4 "verify --quick --pdl gemv,tcv,automatic,moe" --quick --pdl --kernels dense.gemv,dense.tcv,dense.automatic,moe.grouped_gemv,moe.grouped_tcv,moe.automatic

@@ -15,10 +15,7 @@ source bench/scripts/lib/device_build.sh
 device_run_init /tmp/slicesum ${SS_BUDGET:-575}
 device_build_ab /tmp/ssold /tmp/ssnew kbit-bench kbit-verify kbit_tests_kernels || exit 1
 gpu_info
-(cd .deps/gpu && timeout 120 ./kbit_tests_kernels -tc='*split-K*,*gemv*,*tcv*,*tcw*,*LinearArgs::pdl*,*chain of linear*' \
-  > "$W/kernels.txt" 2>&1)
-s "kernels (split-K, gemv, tcv, tcw, pdl) rc=$? after $((SECONDS - T0)) s"
-grep -E 'assertions|Status' "$W/kernels.txt" | tee -a "$W/summary.txt"
+doctest_filter '*split-K*,*gemv*,*tcv*,*tcw*,*LinearArgs::pdl*,*chain of linear*' 120 'split-K, gemv, tcv, tcw, pdl'
 doctest_sanitize memcheck '*split-K*' 60
 verify_run verify 60 4 "verify --quick dense gemv,tcv,tcw,mma,automatic" --quick --kernels dense.gemv,dense.tcv,dense.tcw,dense.mma,dense.automatic
 verify_run verify-pdl 50 4 "verify --quick --pdl dense gemv,tcv,tcw,automatic" --quick --pdl --kernels dense.gemv,dense.tcv,dense.tcw,dense.automatic

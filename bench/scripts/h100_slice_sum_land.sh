@@ -15,10 +15,7 @@ source bench/scripts/lib/device_build.sh
 device_run_init /tmp/slicesumland ${SL_BUDGET:-575}
 device_build_ab /tmp/slold /tmp/slnew kbit-bench kbit-verify kbit_tests_kernels || exit 1
 gpu_info
-(cd .deps/gpu && timeout 120 ./kbit_tests_kernels -tc='*split-K*,*gemv*,*tcv*,*LinearArgs::pdl*,*chain of linear*,*automatic*' \
-  > "$W/kernels.txt" 2>&1)
-s "kernels (split-K, gemv, tcv, pdl, automatic) rc=$? after $((SECONDS - T0)) s"
-grep -E 'assertions|Status' "$W/kernels.txt" | tee -a "$W/summary.txt"
+doctest_filter '*split-K*,*gemv*,*tcv*,*LinearArgs::pdl*,*chain of linear*,*automatic*' 120 'split-K, gemv, tcv, pdl, automatic'
 doctest_sanitize memcheck '*split-K*,*chain of linear*' 60
 doctest_sanitize racecheck '*split-K*' 60
 verify_run verify 60 4 "verify --quick dense gemv,tcv,tcw,automatic" --quick --kernels dense.gemv,dense.tcv,dense.tcw,dense.automatic

@@ -17,10 +17,7 @@ source bench/scripts/lib/device_build.sh
 device_run_init /tmp/tcvfixup ${TF_BUDGET:-560}
 device_build_ab /tmp/tfold /tmp/tfnew kbit-bench kbit-verify kbit_tests_kernels || exit 1
 gpu_info
-(cd .deps/gpu && timeout 120 ./kbit_tests_kernels -tc='*split-K*,*tcv*,*LinearArgs::pdl*,*chain of linear*,*automatic*' \
-  > "$W/kernels.txt" 2>&1)
-s "kernels (split-K, tcv, pdl, automatic) rc=$? after $((SECONDS - T0)) s"
-grep -E 'assertions|Status' "$W/kernels.txt" | tee -a "$W/summary.txt"
+doctest_filter '*split-K*,*tcv*,*LinearArgs::pdl*,*chain of linear*,*automatic*' 120 'split-K, tcv, pdl, automatic'
 doctest_sanitize memcheck '*split-K*,*chain of linear*' 60
 verify_run verify 50 4 "verify --quick dense tcv,automatic" --quick --kernels dense.tcv,dense.automatic
 verify_run verify-pdl 50 4 "verify --quick --pdl dense tcv,automatic" --quick --pdl --kernels dense.tcv,dense.automatic

@@ -26,6 +26,15 @@ gpu_doctest() {
   grep -E "assertions|Status|ERROR" "$W/$1.txt" | head -10 | tee -a "$W/summary.txt"
 }
 
+# doctest_filter FILTER TIMEOUT_S LABEL: the doctests of .deps/gpu/kbit_tests_kernels that FILTER
+# selects into $W/kernels.txt under the timeout; "kernels (LABEL)" with its rc, and the totals, in
+# the summary. The A/B scripts' doctest step.
+doctest_filter() {
+  (cd .deps/gpu && timeout "$2" ./kbit_tests_kernels -tc="$1" > "$W/kernels.txt" 2>&1)
+  s "kernels ($3) rc=$? after $((SECONDS - T0)) s"
+  grep -E 'assertions|Status' "$W/kernels.txt" | tee -a "$W/summary.txt"
+}
+
 # doctest_sanitize TOOL FILTER TIMEOUT_S [LABEL]: compute-sanitizer TOOL (memcheck, racecheck) over the
 # doctests of .deps/gpu/kbit_tests_kernels that FILTER selects, without cuBLAS (KBIT_TEST_NO_CUBLAS=1),
 # into $W/TOOL.txt; its rc and tail in the summary (LABEL, e.g. the environment the caller set, after
@@ -64,6 +73,18 @@ doctest_checks() {
     doctest_sanitize memcheck "$2" "$3"
     doctest_sanitize racecheck "$4" "$5"
   fi
+}
+
+# main_checks TAG RACECHECK_FILTER: a session's closing check of main (needs lib/device_build.sh and
+# device_run_init): this tree built into /tmp/TAG, the format and kernel GPU doctests, memcheck over
+# the gemv, split-K, PDL and MoE doctests, racecheck over RACECHECK_FILTER, then kbit-verify --quick
+# over every dense and MoE kernel, and with --pdl over gemv, tcv, tcw, automatic and the MoE kernels.
+main_checks() {
+  device_build_new "/tmp/$1" kbit-bench kbit-verify kbit_tests_kernels kbit_tests_gpu || return 1
+  doctest_checks 150 '*gemv*,*split-K*,*LinearArgs::pdl*,*MoeArgs::pdl*,*MoE kernels*' 150 "$2" 90
+  verify_run verify 120 6 "verify --quick dense,moe" --quick --kernels dense,moe
+  verify_run verify-pdl 90 6 "verify --quick --pdl gemv,tcv,tcw,automatic,moe" --quick --pdl \
+    --kernels dense.gemv,dense.tcv,dense.tcw,dense.automatic,moe
 }
 
 # verify_run NAME TIMEOUT_S TAIL LABEL ARG...: kbit-verify (V) with ARG... into $W/NAME.txt under
@@ -205,8 +226,7 @@ gemv_plan_ab() {
   GPA_MODELS=$2
   device_build_ab /tmp/$1-old /tmp/$1-new kbit-bench kbit-verify kbit_tests_kernels || return 1
   gpu_info
-  (cd .deps/gpu && timeout 120 ./kbit_tests_kernels -tc='*gemv*,*LinearArgs::pdl*,*split-K*' > "$W/kernels.txt" 2>&1)
-  s "kernels (gemv, pdl, split-K) rc=$? after $((SECONDS - T0)) s"; grep -E 'assertions|Status' "$W/kernels.txt" | tee -a "$W/summary.txt"
+  doctest_filter '*gemv*,*LinearArgs::pdl*,*split-K*' 120 'gemv, pdl, split-K'
   verify_run verify 40 3 "verify --quick gemv" --quick --kernels dense.gemv
   verify_run verify-pdl 40 3 "verify --quick --pdl gemv" --quick --pdl --kernels dense.gemv
   arm_setup() {
