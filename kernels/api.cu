@@ -190,7 +190,8 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // With LinearArgs::pdl (bench/results/2026-11-25-h100-pdl7: gemv_pdl / tcv_pdl / tcw_pdl rows of
   // Qwen3, GLM and Llama-3-8B at M = 1..16, k = 4) three choices change:
   // - short rows (K <= 512) of narrow weights go to gemv up to M = 4: Qwen3 shared_expert.down
-  //   2.45 / 2.85 / 2.96 us at M = 1 / 2 / 4 against tcv's 3.37-3.39 (cuBLAS fp16 3.7);
+  //   2.45 / 2.85 / 2.96 us at M = 1 / 2 / 4 against tcv's 3.37-3.39 (cuBLAS fp16 3.7); M = 1 only
+  //   since tcv's early launches (below);
   // - rows of K >= 4096 below 8 M weights go to tcv up to M = 16: Llama-3-8B k_proj M = 1 / 2 / 16
   //   4.58 / 4.59 / 6.28 us against gemv's 5.12 / 6.09 and tcw's 6.79 (-pdl8);
   // - tcw takes M = 2..8 on 8 M .. 100 M weights with rows of K >= 4096 where tcv's plan is not a
@@ -223,10 +224,28 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   //   stays on tcv (3.31 vs 3.68 at k = 4).
   const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
   const bool pdl_live = pdl && detail::device_has_pdl();  // only where the launches really overlap
+  // tcv's early PDL launches (2026-11-26, bench/results/2026-11-26-h100-tcvearly/land: gemv_pdl,
+  // tcv_pdl and tcw_pdl beside automatic_pdl in the same run, k = 2 / 4; tcv_early_launch) took back
+  // two kinds of shape:
+  // - short narrow rows from M = 2: Qwen3 shared_expert.down 2.27 / 2.48 us at M = 2 against gemv's
+  //   2.38 / 2.58, 2.31 / 2.50 at M = 4 against 2.68 / 2.86 (k = 2 / 4; tcw 4.7-5.1 throughout); in
+  //   the final call (-tcvearly/final) 2.42 against 2.63 at k = 5, but 2.62 against 2.54 at k = 3,
+  //   which starts at M = 3 (2.67 against 2.93 at M = 4);
+  // - the early split grids of rows of K >= 4096 at M = 3, 4, and up to M = 16 where they have at
+  //   most 5 slices, ahead of tcw: Qwen3 dense.down and GLM o_proj (2048 x 5120, 5 slices) 5.54 /
+  //   5.94 / 7.44 us at M = 4 / 8 / 16, k = 2, against tcw's 7.15 / 7.31 / 8.91, and 6.87 / 7.55 /
+  //   8.67 against 7.55 / 7.66 / 9.26 at k = 4; Llama-3-70B k/v_proj (1024 x 8192, 8 slices) 5.42 /
+  //   6.63 against 6.28 / 6.67 at M = 4, but 7.30 against 6.76 at M = 8, k = 4 and 7.26 / 8.57
+  //   against 6.52 / 6.92 at M = 16. M = 2 stays with gemv (dense.down 5.16 / 6.26 against tcv's
+  //   5.17 / 6.71).
   if (pdl_live) {
-    if (M <= 4 && w.K <= 512 && w.N <= 2048) return Kernel::gemv;
     if (M == 1 && w.K <= 512 && detail::gemv_fits(w)) return Kernel::gemv;
     if (M >= 3 && M <= 16 && w.K >= 4096 && weights < 8.0e6) return Kernel::tcv;
+    if (M >= (w.bits == 3 ? 3 : 2) && M <= 16 && w.K <= 512 && w.N <= 2048) return Kernel::tcv;
+    if (M >= 3 && M <= 16 && w.K >= 4096) {
+      const int early = detail::tcv_early_splits(M, w, act);
+      if (early > 0 && (M <= 4 || early <= 5)) return Kernel::tcv;
+    }
     // From 32 M weights at M = 3, 4 only k = 4 on tcw's pair table (half_cb) stays on tcw: the record of
     // 2026-11-26 (bench/results/2026-11-26-h100-record-s17, tcw_pdl beside tcv_pdl) has tcv_pdl ahead
     // at k = 2, 3, 5 on Llama-3-70B q/o_proj (67 M: 18.97 vs 23.34 us at k = 2) and Llama-3-8B down

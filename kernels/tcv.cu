@@ -296,37 +296,74 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
   }
 }
 
-// LB (latency-bound launches: tcv_plan's cluster and one-pass plans): the first step's loads go
-// out before the codebook and scales are staged, and split K meets in distributed shared memory
-// (the splits of a row tile are one cluster, grid.y). Without LB the staging comes first (on the
-// larger one-pass grids the reordering measured 0.92-1.0x, bench/results/2026-11-25-h100-cluster)
-// and split K goes through the workspace.
-template <Act ACT, int KB, int NT, bool PR, bool LB>
+// The tile's M x rows sums of a split grid, in the CTA that arrived last: spread over all 128
+// threads (one each while rows x M <= 128), each with up to 8 slices' loads in flight (slice_sum:
+// the slice-order sum from 0.0f, bit for bit the plain loop's): 1.10-1.46x on tcv_pdl's split grids
+// against main's loop over the ks == 0 warps (bench/results/2026-11-26-h100-tcvearly, new0). Out of
+// line, since inline it moved the main loop's registers more (-slicesumland); the unsplit grids keep
+// main's kernel either way (kTcvUnsplit).
+template <Act ACT>
+__device__ __noinline__ void tcv_fixup(const float* __restrict__ partials, int splits,
+                                       typename ActTraits<ACT>::T* __restrict__ C, int M, int64_t N, int rows,
+                                       int64_t row0) {
+  const int64_t MN = static_cast<int64_t>(M) * N;
+  for (int e = threadIdx.x; e < M * rows; e += kTcvThreads) {
+    const int token = e / rows;
+    const int64_t n = row0 + e % rows;
+    if (n < N) {
+      const float* src = partials + token * N + n;
+      C[token * N + n] = ActTraits<ACT>::from_float(slice_sum<8>(splits, [&](int sl) { return __ldcg(src + sl * MN); }));
+    }
+  }
+}
+
+// The grid's layout and PDL placement (tcv_kernel's MODE; launch_tcv_t picks it):
+// - kTcvWorkspace: the codebook and scales are staged (and, with LinearArgs::pdl, the previous work
+//   waited for) first, split K goes through the workspace (tcv_fixup), the next launch may start
+//   after the main loop (waiting CTAs beside a busy grid slowed it, bench/results/2026-11-25-h100-pdl3);
+// - kTcvUnsplit: the same for grids without split K, compiled from the code main had before
+//   tcv_fixup (its inline fixup never runs here), so that their SASS stays main's: every other
+//   tail of this kernel moved the register allocation and schedule of its main loop, and the
+//   unsplit multi-wave grids lost 0.90-0.97x by it (Llama-3-8B gate_up at k = 2;
+//   bench/results/2026-11-26-h100-slicesumland, -tcvfixup, -tcvearly);
+// - kTcvLatency (tcv_plan's cluster and one-pass plans): the first step's loads go out before the
+//   codebook and scales are staged, split K meets in distributed shared memory (the splits of a row
+//   tile are one cluster, grid.y), and the next launch may start once the wait returns (not at
+//   kernel start: one launch waits behind this one, not a chain; bench/results/2026-11-25-h100-pdl2).
+//   Without it the staging comes first (on the larger one-pass grids the reordering measured
+//   0.92-1.0x, bench/results/2026-11-25-h100-cluster);
+// - kTcvEarly (PDL launches of the other grids of at most one wave, tcv_early_launch): the first
+//   step's loads before the stage and its wait, so that they overlap the previous kernel's tail, and
+//   the next launch let in once the wait returns, as gemv's early grids; split K through the
+//   workspace (bench/results/2026-11-26-h100-tcvearly: 1.05-1.43x over kTcvWorkspace on Qwen3
+//   dense.down, shared_expert.down, GLM o_proj, kv_b_proj; 0.89-0.97x on multi-wave grids).
+enum TcvMode : int { kTcvWorkspace = 0, kTcvUnsplit = 1, kTcvLatency = 2, kTcvEarly = 3 };
+
+template <Act ACT, int KB, int NT, bool PR, TcvMode MODE>
 __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
     tcv_kernel(const typename ActTraits<ACT>::T* __restrict__ A, typename ActTraits<ACT>::T* __restrict__ C, int M,
                TiledView w, SplitK sk, int kw) {
   using Tr = ActTraits<ACT>;
+  constexpr bool LB = MODE == kTcvLatency;
+  constexpr bool LATE = LB || MODE == kTcvEarly;  // the first step's loads before the stage (and its wait)
   __shared__ TcvSmem sm;
   extern __shared__ uint4 tcv_pair_table[];  // PR at k = 3, 4: tcv_dyn_smem
   auto stage = [&] {
     stage_codebook<KB>(w.codebook, sm.cb);
     stage_scales(sm.scale);
-    // LinearArgs::pdl: A, C and the workspace only after the previous work in the stream. The
-    // latency plans (LB) then let the next launch start (not at kernel start: one launch waits
-    // behind this one, not a chain; bench/results/2026-11-25-h100-pdl2); the others only after
-    // their main loop (below), since waiting CTAs beside a busy grid slowed it (-pdl3).
+    // LinearArgs::pdl: A, C and the workspace only after the previous work in the stream.
     pdl_wait();
-    if constexpr (LB) pdl_launch_dependents();
+    if constexpr (LATE) pdl_launch_dependents();
     __syncthreads();
   };
-  if constexpr (!LB) stage();
+  if constexpr (!LATE) stage();
   const TcvLane L(blockIdx.x, kw);
   const int64_t N = w.N;
   int64_t sb, se;
   slice_range(tcv_steps(w.K), sk.splits, blockIdx.y, sb, se);
   float acc[NT][4];
-  tcv_tile<ACT, KB, NT, PR, LB, false>(stage, A, M, w.packed, w.absmax, N, w.K, L, kw, sb, se, sm, tcv_pair_table, acc);
-  if constexpr (!LB) pdl_launch_dependents();
+  tcv_tile<ACT, KB, NT, PR, LATE, false>(stage, A, M, w.packed, w.absmax, N, w.K, L, kw, sb, se, sm, tcv_pair_table, acc);
+  if constexpr (!LATE) pdl_launch_dependents();
 
   if (sk.splits == 1) {
     tcv_each<NT>(L, N, M, [&](int t, int r, int64_t n, int token) { C[token * N + n] = Tr::from_float(acc[t][r]); });
@@ -371,11 +408,16 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
     sk.partials[blockIdx.y * MN + token * N + n] = acc[t][r];
   });
   if (!splitk_arrive(sk, blockIdx.x)) return;
-  tcv_each<NT>(L, N, M, [&](int, int, int64_t n, int token) {
-    float s = 0.0f;
-    for (int sl = 0; sl < sk.splits; ++sl) s += __ldcg(sk.partials + sl * MN + token * N + n);
-    C[token * N + n] = Tr::from_float(s);
-  });
+  if constexpr (MODE == kTcvUnsplit) {  // main's fixup before tcv_fixup (never reached: no split K)
+    tcv_each<NT>(L, N, M, [&](int, int, int64_t n, int token) {
+      float s = 0.0f;
+      for (int sl = 0; sl < sk.splits; ++sl) s += __ldcg(sk.partials + sl * MN + token * N + n);
+      C[token * N + n] = Tr::from_float(s);
+    });
+  } else {
+    const int rows = tcv_rows_per_cta(kw);
+    tcv_fixup<ACT>(sk.partials, sk.splits, C, M, N, rows, static_cast<int64_t>(blockIdx.x) * rows);
+  }
 }
 
 // Grouped: blockIdx.x is a work item (expert, up to 8 NT consecutive rows of it), blockIdx.y the
@@ -426,7 +468,7 @@ constexpr int tcv_dyn_smem(int kb, bool pr) {
 template <Act ACT, int KB, int NT, bool PR>
 int tcv_blocks_per_sm() {
   static int cache[64] = {};
-  return cached_blocks_per_sm(tcv_kernel<ACT, KB, NT, PR, false>, kTcvThreads, cache, tcv_dyn_smem(KB, PR));
+  return cached_blocks_per_sm(tcv_kernel<ACT, KB, NT, PR, kTcvUnsplit>, kTcvThreads, cache, tcv_dyn_smem(KB, PR));
 }
 
 template <Act ACT, int KB, bool PR>
@@ -469,21 +511,28 @@ bool tcv_latency_plan(int64_t M, const TiledView& w, Act act) {
   const TcvPlan p = tcv_plan(M, w, act);
   return p.short_k || (p.cluster && p.tiles * p.splits <= device_sm_count());
 }
+int tcv_early_splits(int64_t M, const TiledView& w, Act act) {
+  const TcvPlan p = tcv_plan(M, w, act);
+  return tcv_early_launch(p) ? p.splits : 0;
+}
 
 namespace {
 
-template <Act ACT, int KB, int NT, bool PR>
-cudaError_t launch_tcv_t(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
+template <Act ACT, int KB, int NT, bool PR, TcvMode MODE>
+cudaError_t launch_tcv_mode(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
   using T = typename ActTraits<ACT>::T;
   const dim3 grid(static_cast<unsigned>(p.tiles), static_cast<unsigned>(p.splits));
-  const T* A = static_cast<const T*>(a.A);
-  T* C = static_cast<T*>(a.C);
-  const int M = static_cast<int>(a.M);
-  if (p.cluster || p.short_k)
-    return launch_ex(tcv_kernel<ACT, KB, NT, PR, true>, grid, kTcvThreads, tcv_dyn_smem(KB, PR), a.stream,
-                     p.cluster ? grid.y : 1, a.pdl, A, C, M, a.w, sk, p.kw);
-  return launch_ex(tcv_kernel<ACT, KB, NT, PR, false>, grid, kTcvThreads, tcv_dyn_smem(KB, PR), a.stream, 1, a.pdl, A, C,
-                   M, a.w, sk, p.kw);
+  return launch_ex(tcv_kernel<ACT, KB, NT, PR, MODE>, grid, kTcvThreads, tcv_dyn_smem(KB, PR), a.stream,
+                   p.cluster ? grid.y : 1, a.pdl, static_cast<const T*>(a.A), static_cast<T*>(a.C),
+                   static_cast<int>(a.M), a.w, sk, p.kw);
+}
+
+template <Act ACT, int KB, int NT, bool PR>
+cudaError_t launch_tcv_t(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
+  if (p.cluster || p.short_k) return launch_tcv_mode<ACT, KB, NT, PR, kTcvLatency>(a, p, sk);
+  if (a.pdl && tcv_early_launch(p)) return launch_tcv_mode<ACT, KB, NT, PR, kTcvEarly>(a, p, sk);
+  if (p.splits > 1) return launch_tcv_mode<ACT, KB, NT, PR, kTcvWorkspace>(a, p, sk);
+  return launch_tcv_mode<ACT, KB, NT, PR, kTcvUnsplit>(a, p, sk);
 }
 
 template <Act ACT, int KB, bool PR>

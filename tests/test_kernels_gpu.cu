@@ -460,6 +460,13 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
   if (gpu::tcw_supported()) kernels.push_back(gpu::Kernel::tcw);
   const std::vector<int64_t> Ms = {1, 2, 3, 9, 16, 40};
   check(kernels, "pdl ", shapes, Ms);
+  // tcv's workspace grids (clusters off: {130, 2080} splits 2, {1032, 4096} 4, {2048, 5120} 5 through
+  // the workspace on an H100) and an unsplit grid of one K range per CTA ({50688, 256}, more row
+  // tiles than resident slots), which take neither the cluster nor the one-pass plan.
+  gpu::detail::force_no_clusters(true);
+  check({gpu::Kernel::tcv}, "pdl tcv workspace and unsplit grids: ", {{130, 2080}, {1032, 4096}, {2048, 5120}, {50688, 256}},
+        {1, 2, 9, 16});
+  gpu::detail::force_no_clusters(false);
   // gemv's pair tables (staged after the first weight loads on the early and cluster grids) at k = 4
   // on these shapes, which are below the table's size threshold; k = 2 at M = 1 has its own always.
   gpu::detail::gemv_force_pairs(1);
@@ -490,11 +497,14 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
 }
 
 TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and stays exact") {
-  // Shapes of the PDL rules of choose_kernel: 2048 x 512 (short narrow rows: gemv up to M = 4),
-  // 8960 x 512 (short wide rows: gemv at M = 1), 1024 x 4096 (K >= 4096 below 8 M
-  // weights: gemv at M = 1, 2, tcv at M = 3..16) and 2048 x 5120 (10.5 M weights: tcw at M = 3..8;
-  // gemv at M = 2). The choice is checked where the device runs PDL, the result everywhere (the
-  // producer writes A late, as in the test above).
+  // Shapes of the PDL rules of choose_kernel: 2048 x 512 (short narrow rows: gemv at M = 1, tcv's
+  // early launch from M = 2), 8960 x 512 (short wide rows: gemv at M = 1), 1024 x 4096 (K >= 4096
+  // below 8 M weights: gemv at M = 1, 2, tcv at M = 3..16), 2048 x 5120 (10.5 M weights, tcv's
+  // one-wave split grid of 5 slices: gemv at M = 2, tcv's early launch at M = 3..16), 1024 x 8192
+  // (8.4 M weights, a one-wave grid of 8 slices: tcv's early launch at M = 3, 4, then tcw) and
+  // 4096 x 4096 (16.8 M weights, tcv's grid of more than one wave: tcw at M = 3..8). The choice is
+  // checked where the device runs PDL, the result everywhere (the producer writes A late, as in the
+  // test above).
   Stream st;
   const bool pdl = gpu::detail::device_has_pdl();
   uint64_t seed = 9700;
@@ -502,12 +512,15 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
     int64_t N, K, M;
     gpu::Kernel want;
   };
-  const std::vector<Case> cases = {{2048, 512, 1, gpu::Kernel::gemv},   {2048, 512, 4, gpu::Kernel::gemv},
-                                   {8960, 512, 1, gpu::Kernel::gemv},   {1024, 4096, 1, gpu::Kernel::gemv},
-                                   {1024, 4096, 2, gpu::Kernel::gemv},  {1024, 4096, 3, gpu::Kernel::tcv},
-                                   {1024, 4096, 16, gpu::Kernel::tcv},
-                                   {2048, 5120, 2, gpu::Kernel::gemv},  {2048, 5120, 4, gpu::Kernel::tcw},
-                                   {2048, 5120, 8, gpu::Kernel::tcw}};
+  const std::vector<Case> cases = {{2048, 512, 1, gpu::Kernel::gemv},  {2048, 512, 2, gpu::Kernel::tcv},
+                                   {2048, 512, 4, gpu::Kernel::tcv},   {8960, 512, 1, gpu::Kernel::gemv},
+                                   {1024, 4096, 1, gpu::Kernel::gemv}, {1024, 4096, 2, gpu::Kernel::gemv},
+                                   {1024, 4096, 3, gpu::Kernel::tcv},  {1024, 4096, 16, gpu::Kernel::tcv},
+                                   {2048, 5120, 2, gpu::Kernel::gemv}, {2048, 5120, 3, gpu::Kernel::tcv},
+                                   {2048, 5120, 8, gpu::Kernel::tcv},  {2048, 5120, 16, gpu::Kernel::tcv},
+                                   {4096, 4096, 4, gpu::Kernel::tcw},  {4096, 4096, 8, gpu::Kernel::tcw},
+                                   {1024, 8192, 4, gpu::Kernel::tcv},  {1024, 8192, 8, gpu::Kernel::tcw},
+                                   {1024, 8192, 16, gpu::Kernel::tcw}};
   for (const Case& c : cases) {
     const QuantizedTensor q = make_exact_weights(4, 1, c.N, c.K, seed++);
     const DeviceWeights w(q);
@@ -520,7 +533,7 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
       CHECK_MESSAGE(chosen == c.want, "N=", c.N, " K=", c.K, " M=", c.M, ": chose ", gpu::kernel_name(chosen));
     // tcw starts at M = 3 (gemv won M = 2: bench/results/2026-11-26-h100-record-s16).
     if (pdl && c.want == gpu::Kernel::tcw && c.M == 4 && gpu::tcw_supported() &&
-        !gpu::detail::tcv_latency_plan(3, w.view, act))
+        !gpu::detail::tcv_latency_plan(3, w.view, act) && gpu::detail::tcv_early_splits(3, w.view, act) == 0)
       CHECK(gpu::choose_kernel(3, w.view, act, false, true) == gpu::Kernel::tcw);
     const DeviceBuf<uint16_t> src(to_act(act, A));
     DeviceBuf<uint16_t> dA(size_t(c.M * c.K)), dC(size_t(c.M * c.N));

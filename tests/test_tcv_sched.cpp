@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <utility>
 
 #include "kbit/tcv_sched.h"
 
@@ -109,6 +110,37 @@ TEST_CASE("tcv plan: the measured H100 plans") {
     CHECK_FALSE(u.short_k);
     CHECK_FALSE(u.cluster);
   }
+}
+
+TEST_CASE("tcv plan: the PDL launches that load weights before the wait (tcv_early_launch)") {
+  // The one-wave grids that are neither cluster nor one-pass plans (bench/results/2026-11-26-h100-
+  // tcvearly): Qwen3 dense.down / GLM o_proj (640 CTAs of 5 slices), Qwen3 shared_expert.down and
+  // GLM kv_b_proj (K = 512, unsplit: 64 and 280 CTAs), Llama-3-70B k/v_proj (512 CTAs of 8 slices).
+  for (int64_t M : {1, 4, 16})
+    for (int bits = 2; bits <= 5; ++bits) {
+      CAPTURE(M);
+      CAPTURE(bits);
+      const kbit::TcvPlan d = kbit::tcv_plan_for(M, 2048, 5120, bits, kH100Slots, kH100Sms);
+      CHECK(d.tiles * d.splits == 640);
+      CHECK(d.slots == kH100Slots);
+      CHECK(kbit::tcv_early_launch(d));
+      CHECK(kbit::tcv_early_launch(kbit::tcv_plan_for(M, 2048, 512, bits, kH100Slots, kH100Sms)));
+      CHECK(kbit::tcv_early_launch(kbit::tcv_plan_for(M, 8960, 512, bits, kH100Slots, kH100Sms)));
+      CHECK(kbit::tcv_early_launch(kbit::tcv_plan_for(M, 1024, 8192, bits, kH100Slots, kH100Sms)));
+      // Latency plans have their own early placement: Qwen3 q_proj (one pass), o_proj (clusters).
+      CHECK_FALSE(kbit::tcv_early_launch(kbit::tcv_plan_for(M, 4096, 2048, bits, kH100Slots, kH100Sms)));
+      CHECK_FALSE(kbit::tcv_early_launch(kbit::tcv_plan_for(M, 2048, 4096, bits, kH100Slots, kH100Sms)));
+      // More than one wave, where the early launch lost: Llama-3-8B q_proj (1024 CTAs), down, gate_up
+      // (896 unsplit CTAs), GLM shared_experts.down and gate_up.
+      for (auto [N, K] : {std::pair<int64_t, int64_t>{4096, 4096}, {4096, 14336}, {28672, 4096}, {2048, 10240},
+                          {20480, 2048}}) {
+        const kbit::TcvPlan p = kbit::tcv_plan_for(M, N, K, bits, kH100Slots, kH100Sms);
+        CHECK_MESSAGE(p.tiles * p.splits > kH100Slots, N, " x ", K);
+        CHECK_FALSE(kbit::tcv_early_launch(p));
+      }
+    }
+  // The bound is the slots the plan was made for: the same 640 CTAs on fewer slots are two waves.
+  CHECK_FALSE(kbit::tcv_early_launch(kbit::tcv_plan_for(1, 2048, 5120, 4, 4 * kH100Sms, kH100Sms)));
 }
 
 TEST_CASE("tcv plan: without thread-block clusters (before sm_90) no cluster plans") {

@@ -27,6 +27,7 @@ struct TcvPlan {
   int64_t tiles = 0;     // CTAs along N
   bool short_k = false;  // one pass where the split plan would have split K across CTAs
   bool cluster = false;  // the splits of a row tile are one thread-block cluster (no workspace)
+  int64_t slots = 0;     // the resident CTA slots the plan was made for
 };
 
 // The launch shape for M tokens of an N x K weight of `bits` when `slots` CTAs fit on a GPU of
@@ -51,6 +52,7 @@ inline TcvPlan tcv_plan_for(int64_t M, int64_t N, int64_t K, int bits, int64_t s
   const int64_t want_parts = (slots * kTcvWarps + groups16 - 1) / groups16;
   const int64_t parts = std::clamp<int64_t>(want_parts, 1, std::max<int64_t>(1, steps / 2));
   TcvPlan p;
+  p.slots = slots;
   p.kw = parts >= 4 ? 4 : parts >= 2 ? 2 : 1;
   const int64_t rows = tcv_rows_per_cta(p.kw);
   p.tiles = (N + rows - 1) / rows;
@@ -82,6 +84,17 @@ inline TcvPlan tcv_plan_for(int64_t M, int64_t N, int64_t K, int bits, int64_t s
     }
   }
   return p;
+}
+
+// Whether a PDL launch (LinearArgs::pdl) of plan p issues its first weight loads before the wait
+// and lets the next launch in once the wait returns (tcv_kernel's kTcvEarly): every plan that is
+// neither a latency plan (cluster, one pass: already so) nor more than one wave of the slots. H100,
+// bench/results/2026-11-26-h100-tcvearly, tcv_pdl against the stage-first launch: 1.05-1.14x on Qwen3
+// dense.down and GLM o_proj (640 CTAs of 5 slices), 1.11-1.43x on the unsplit K = 512 grids (Qwen3
+// shared_expert.down, 64 CTAs; GLM kv_b_proj, 280); on the grids of 1.13-1.62 waves 0.89-1.04x
+// (Llama-3-8B q/o_proj, down, gate_up; GLM shared_experts).
+inline bool tcv_early_launch(const TcvPlan& p) {
+  return !p.cluster && !p.short_k && p.tiles * p.splits <= p.slots;
 }
 
 }  // namespace kbit
