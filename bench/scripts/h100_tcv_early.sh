@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (The experiment tree of this call, never committed, read KBIT_TCV_EXP in launch_tcv_t; the landed
+# tree has no such knob, so run against it the three new arms bench the same dispatch.)
 # First call of tcv's PDL placement on its workspace and unsplit grids, three arms of one build
 # against main: the experiment tree's tcv_kernel has the split-K fixup out of line (tcv_fixup, all
 # 128 threads, slice_sum) in every arm, and KBIT_TCV_EXP picks the PDL mode of the grids that are
