@@ -244,15 +244,23 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     if (M >= (w.bits == 3 ? 3 : 2) && M <= 16 && w.K <= 512 && w.N <= 2048) return Kernel::tcv;
     if (M >= 3 && M <= 16 && w.K >= 4096) {
       const int early = detail::tcv_early_splits(M, w, act);
-      if (early > 0 && (M <= 4 || early <= 5)) return Kernel::tcv;
+      // At M = 5..8 the 8-slice grids of Llama-3-70B k/v_proj beat tcw at k = 2, 3, 5 as well: 5.75-5.85
+      // / 6.59-6.64 / 7.14-7.60 us against 6.34-6.38 / 6.70-6.80 / 8.07-8.24, not at k = 4 on tcw's
+      // pair table (7.33 against 6.78 at M = 8; bench/results/2026-11-26-h100-tcvm8).
+      if (early > 0 && (M <= 4 || early <= 5 || (M <= 8 && !detail::tcw_uses_pairs(w)))) return Kernel::tcv;
     }
-    // From 32 M weights at M = 3, 4 only k = 4 on tcw's pair table (half_cb) stays on tcw: the record of
+    // From 32 M weights at M = 3..8 only k = 4 on tcw's pair table (half_cb) stays on tcw. At M = 5..8
+    // since tcv's out-of-line fixup (bench/results/2026-11-26-h100-tcvm8, tcv_pdl beside tcw_pdl):
+    // Llama-3-70B q/o_proj 19.75-20.21 / 24.33-25.14 us against 23.34-23.47 / 25.78-25.96 at k = 2 / 3,
+    // Llama-3-8B down 17.61-18.23 / 21.80-21.93 against 20.57-21.14 / 22.78-23.43; at k = 5 1.00-1.05x
+    // but 0.98x on Llama-3-70B q/o_proj at M = 8; tcw ahead at k = 4 (23.89 against 26.93 at M = 8).
+    // At M = 3, 4 the record of
     // 2026-11-26 (bench/results/2026-11-26-h100-record-s17, tcw_pdl beside tcv_pdl) has tcv_pdl ahead
     // at k = 2, 3, 5 on Llama-3-70B q/o_proj (67 M: 18.97 vs 23.34 us at k = 2) and Llama-3-8B down
     // (58.7 M: 17.02 vs 20.38), tcw ahead at k = 4 (23.62 vs 24.25, 20.88 vs 21.85); below 32 M tcw
     // wins at every width but on Qwen3 o_proj (8.4 M, 1.07-1.09x at k = 2, 5, while Llama-3-70B
     // k/v_proj, 8.4 M too, go the other way).
-    const bool tcw_big_ok = detail::tcw_uses_pairs(w) || M > 4 || weights < 32.0e6;  // k = 4 on the pair table
+    const bool tcw_big_ok = detail::tcw_uses_pairs(w) || weights < 32.0e6;  // k = 4 on the pair table
     if (M >= 3 && M <= 8 && tcw_supported() && w.K >= 4096 && weights >= 8.0e6 && weights < 100.0e6 && tcw_big_ok &&
         !detail::tcv_latency_plan(M, w, act))
       return Kernel::tcw;

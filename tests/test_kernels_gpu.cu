@@ -634,10 +634,11 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
   }
 }
 
-TEST_CASE("gpu: with PDL, tcw keeps M = 3, 4 from 32 M weights only at k = 4") {
+TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4") {
   // choose_kernel reads only the shape (no memory allocated). Llama-3-70B q_proj (8192 x 8192, 67 M
-  // weights) at M = 4: tcv at k = 2, 3, 5, tcw at k = 4 (bench/results/2026-11-26-h100-record-s17);
-  // at M = 8 tcw at every k; below 32 M (GLM shared_experts.down, 2048 x 10240) tcw at every k.
+  // weights) at M = 3..8: tcv at k = 2, 3, 5, tcw at k = 4 (bench/results/2026-11-26-h100-record-s17,
+  // -tcvm8); below 32 M (GLM shared_experts.down, 2048 x 10240) tcw at every k, but Llama-3-70B
+  // k_proj (1024 x 8192, tcv's early grid of 8 slices on an H100) goes to tcv at M = 5..8 but at k = 4.
   if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported()) return;
   const bool h100 = gpu::detail::device_sm_count() == 132;  // there no case below may skip
   TiledView w;
@@ -656,8 +657,18 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3, 4 from 32 M weights only at k = 4") {
     const gpu::Kernel big = bits == 4 ? gpu::Kernel::tcw : gpu::Kernel::tcv;
     check(8192, 8192, 3, big);
     check(8192, 8192, 4, big);
-    check(8192, 8192, 8, gpu::Kernel::tcw);
+    check(8192, 8192, 6, big);
+    check(8192, 8192, 8, big);
     check(2048, 10240, 4, gpu::Kernel::tcw);
+    check(2048, 10240, 8, gpu::Kernel::tcw);
+    w.N = 1024;
+    w.K = 8192;
+    if (h100) {
+      CHECK(gpu::detail::tcv_early_splits(8, w, Act::f16) == 8);
+      CHECK(gpu::choose_kernel(8, w, Act::f16, false, true) == big);
+      CHECK(gpu::choose_kernel(4, w, Act::f16, false, true) == gpu::Kernel::tcv);
+      CHECK(gpu::choose_kernel(16, w, Act::f16, false, true) == gpu::Kernel::tcw);
+    }
   }
 }
 
