@@ -10,7 +10,15 @@ codebook, then wait, then load weights) and the staged early-trigger kernels (we
 LDGSTS). In both, every load before the wait must be a 32-bit codebook load: a wider one is a weight
 or activation load that does not belong there. The cluster and early kernels of the register pipeline
 load 64- and 128-bit weights before the wait on purpose, so width cannot separate A there; they are
-not checked. Usage: pdl_sass_reads.py NVCC SOURCE_DIR WORK_DIR. Exit 77 (skip) without nvdisasm."""
+not checked.
+
+It also compiles kernels/tcv.cu and checks every tcv kernel: the stage-first ones (kTcvWorkspace,
+kTcvUnsplit) and grouped tcv read only the 32-bit codebook before the wait; the ones that load
+weights first (kTcvLatency, kTcvEarly) read exactly the first step's weights there -- the lane's
+k words of two rows (2 k 32-bit words, whatever the load widths) and their two absmax bytes -- and the
+codebook, so an activation load moved above the wait shows as extra bits. Usage: pdl_sass_reads.py
+NVCC SOURCE_DIR WORK_DIR. Exit 77 (skip) without nvdisasm. KBIT_SASS_CUBIN / KBIT_SASS_TCV_CUBIN: check
+a gemv / tcv cubin built already (checking this script itself)."""
 import os
 import re
 import shutil
@@ -27,42 +35,104 @@ def main():
         print("nvdisasm not found next to %s or on PATH: skipped" % nvcc)
         return 77
     os.makedirs(work, exist_ok=True)
-    cubin = os.path.join(work, "gemv_sm90a.cubin")
-    if os.environ.get("KBIT_SASS_CUBIN"):  # a cubin built already (checking this script itself)
-        cubin = os.environ["KBIT_SASS_CUBIN"]
-    else:
-        subprocess.run([nvcc, "-O3", "-std=c++20", "-gencode=arch=compute_90a,code=sm_90a", "-DKBIT_HAVE_SM90A=1",
-                        "-I", os.path.join(src, "kernels"), "-I", os.path.join(src, "lib"), "-cubin",
-                        os.path.join(src, "kernels", "gemv.cu"), "-o", cubin], check=True)
-    sass = subprocess.run([nvdisasm, "-c", cubin], check=True, capture_output=True, text=True).stdout
-    checked, bad = 0, []
-    for name, body in sorted(functions(sass).items()):
+
+    def sass_of(source, env):
+        cubin = os.environ.get(env) or os.path.join(work, source.replace(".cu", "_sm90a.cubin"))
+        if not os.environ.get(env):
+            subprocess.run([nvcc, "-O3", "-std=c++20", "-gencode=arch=compute_90a,code=sm_90a", "-DKBIT_HAVE_SM90A=1",
+                            "-I", os.path.join(src, "kernels"), "-I", os.path.join(src, "lib"), "-cubin",
+                            os.path.join(src, "kernels", source), "-o", cubin], check=True)
+        return functions(subprocess.run([nvdisasm, "-c", cubin], check=True, capture_output=True, text=True).stdout)
+
+    bad = []
+    failed = check_gemv(sass_of("gemv.cu", "KBIT_SASS_CUBIN"), bad)
+    failed |= check_tcv(sass_of("tcv.cu", "KBIT_SASS_TCV_CUBIN"), bad)
+    for b in bad:
+        print("FAIL " + b)
+    return 1 if bad or failed else 0
+
+
+def before_wait(body):
+    """The opcodes (with modifiers) of the global loads before griddepcontrol.wait (SASS ACQBULK), or
+    None without a wait."""
+    wait = next((i for i, l in enumerate(body) if "ACQBULK" in l), None)
+    if wait is None:
+        return None
+    ops = []
+    for line in body[:wait]:
+        ins = line.split(";")[0].split("*/")[-1].strip()
+        op = re.sub(r"^@!?U?P\w+\s+", "", ins).split(" ")[0]  # the opcode and its modifiers
+        if op.startswith("LDG") and not op.startswith("LDGSTS") and not op.startswith("LDGDEPBAR"):
+            ops.append(op)
+    return ops
+
+
+def load_bits(op):
+    m = re.search(r"\.(U8|S8|U16|S16|64|128)(\.|$)", op)
+    return {"U8": 8, "S8": 8, "U16": 16, "S16": 16, "64": 64, "128": 128}[m.group(1)] if m else 32
+
+
+def check_tcv(funcs, bad):
+    """tcv's kernels (see the module comment); returns True when too few matched."""
+    checked = 0
+    for name, body in sorted(funcs.items()):
+        m = re.search(r"10tcv_kernelI.*?ELi(\d)ELi\dELb\dELNS1_7TcvModeE(\d)E", name)
+        grouped = "18grouped_tcv_kernel" in name
+        if not m and not grouped:
+            continue
+        ops = before_wait(body)
+        if ops is None:
+            bad.append("%s: no griddepcontrol.wait" % name)
+            continue
+        checked += 1
+        codebook = [o for o in ops if load_bits(o) == 32 and ".CONSTANT" not in o]
+        rest = list(ops)
+        for o in codebook[:1]:
+            rest.remove(o)
+        weights_first = m is not None and int(m.group(2)) in (2, 3)  # kTcvLatency, kTcvEarly
+        if not weights_first:
+            if rest:
+                bad.append("%s: %s before the wait (only the codebook belongs there)" % (name, " ".join(rest)))
+            continue
+        kb = int(m.group(1))
+        absmax = [o for o in rest if load_bits(o) == 8]
+        words = sum(load_bits(o) for o in rest if load_bits(o) != 8)
+        if len(absmax) != 2 or words != 2 * kb * 32:
+            bad.append("%s: %s before the wait (want 2 x %d weight words and 2 absmax bytes)" %
+                       (name, " ".join(rest), kb))
+    print("%d tcv kernels checked" % checked)
+    # 2 activation types x (4 modes x (k = 2..5 x NT = 1, 2 and the pair-table forms)) + grouped: > 100.
+    if checked < 100:
+        print("FAIL only %d tcv kernels matched: the kernel names or modes changed, update this check" % checked)
+        return True
+    return False
+
+
+def check_gemv(funcs, bad):
+    """gemv's workspace-mode and staged early kernels (see the module comment); True when too few matched."""
+    checked = 0
+    for name, body in sorted(funcs.items()):
         m = re.search(r"11gemv_kernelI.*GemvModeE(\d)ELb(\d)ELi(\d)E", name)
         if not m:
             continue
         mode, st = int(m.group(1)), int(m.group(3))
         if not ((mode == 0 and st == 0) or (mode == 2 and st > 0)):
             continue
-        wait = next((i for i, l in enumerate(body) if "ACQBULK" in l), None)
-        if wait is None:
+        ops = before_wait(body)
+        if ops is None:
             bad.append("%s: no griddepcontrol.wait" % name)
             continue
         checked += 1
-        for line in body[:wait]:
-            ins = line.split(";")[0].split("*/")[-1].strip()
-            op = re.sub(r"^@!?U?P\w+\s+", "", ins).split(" ")[0]  # the opcode and its modifiers
-            if op.startswith("LDG") and not op.startswith("LDGSTS") and not op.startswith("LDGDEPBAR") and \
-                    re.search(r"\.(64|128|U8|S8|U16|S16)(\.|$)", op):
-                bad.append("%s: %s before the wait" % (name, ins))
+        for op in ops:
+            if load_bits(op) != 32:
+                bad.append("%s: %s before the wait" % (name, op))
     print("%d gemv kernels checked" % checked)
-    for b in bad:
-        print("FAIL " + b)
     # 2 activation types x (register workspace kernels: k = 2..5 x M = 1..4, pair tables at k = 2..4
     # for some M) + staged early kernels: far more than 40; fewer means the names changed.
     if checked < 40:
         print("FAIL only %d kernels matched: the kernel names or modes changed, update this check" % checked)
-        return 1
-    return 1 if bad else 0
+        return True
+    return False
 
 
 if __name__ == "__main__":
