@@ -190,8 +190,8 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // With LinearArgs::pdl (bench/results/2026-11-25-h100-pdl7: gemv_pdl / tcv_pdl / tcw_pdl rows of
   // Qwen3, GLM and Llama-3-8B at M = 1..16, k = 4) three choices change:
   // - short rows (K <= 512) of narrow weights go to gemv up to M = 4: Qwen3 shared_expert.down
-  //   2.45 / 2.85 / 2.96 us at M = 1 / 2 / 4 against tcv's 3.37-3.39 (cuBLAS fp16 3.7); M = 1 only
-  //   since tcv's early launches (below);
+  //   2.45 / 2.85 / 2.96 us at M = 1 / 2 / 4 against tcv's 3.37-3.39 (cuBLAS fp16 3.7); since tcv's
+  //   early launches (below) at M = 1 only (k = 3: M <= 2);
   // - rows of K >= 4096 below 8 M weights go to tcv up to M = 16: Llama-3-8B k_proj M = 1 / 2 / 16
   //   4.58 / 4.59 / 6.28 us against gemv's 5.12 / 6.09 and tcw's 6.79 (-pdl8);
   // - tcw takes M = 2..8 on 8 M .. 100 M weights with rows of K >= 4096 where tcv's plan is not a
@@ -242,12 +242,12 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     if (M == 1 && w.K <= 512 && detail::gemv_fits(w)) return Kernel::gemv;
     if (M >= 3 && M <= 16 && w.K >= 4096 && weights < 8.0e6) return Kernel::tcv;
     if (M >= (w.bits == 3 ? 3 : 2) && M <= 16 && w.K <= 512 && w.N <= 2048) return Kernel::tcv;
-    if (M >= 3 && M <= 16 && w.K >= 4096) {
+    if (M >= 3 && M <= 16 && w.K >= 4096) {  // split grids only: no unsplit one of such rows was measured
       const int early = detail::tcv_early_splits(M, w, act);
       // At M = 5..8 the 8-slice grids of Llama-3-70B k/v_proj beat tcw at k = 2, 3, 5 as well: 5.75-5.85
       // / 6.59-6.64 / 7.14-7.60 us against 6.34-6.38 / 6.70-6.80 / 8.07-8.24, not at k = 4 on tcw's
       // pair table (7.33 against 6.78 at M = 8; bench/results/2026-11-26-h100-tcvm8).
-      if (early > 0 && (M <= 4 || early <= 5 || (M <= 8 && !detail::tcw_uses_pairs(w)))) return Kernel::tcv;
+      if (early >= 2 && (M <= 4 || early <= 5 || (M <= 8 && !detail::tcw_uses_pairs(w)))) return Kernel::tcv;
     }
     // From 32 M weights at M = 3..8 only k = 4 on tcw's pair table (half_cb) stays on tcw. At M = 5..8
     // since tcv's out-of-line fixup (bench/results/2026-11-26-h100-tcvm8, tcv_pdl beside tcw_pdl):

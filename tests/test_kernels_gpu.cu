@@ -460,12 +460,15 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
   if (gpu::tcw_supported()) kernels.push_back(gpu::Kernel::tcw);
   const std::vector<int64_t> Ms = {1, 2, 3, 9, 16, 40};
   check(kernels, "pdl ", shapes, Ms);
-  // tcv's workspace grids (clusters off: {130, 2080} splits 2, {1032, 4096} 4, {2048, 5120} 5 through
-  // the workspace on an H100) and an unsplit grid of one K range per CTA ({50688, 256}, more row
-  // tiles than resident slots), which take neither the cluster nor the one-pass plan.
+  // tcv's grids that are neither cluster nor one-pass plans (clusters off), by launch_tcv_t's modes on
+  // an H100: early split grids (kTcvEarly: {130, 2080} in 2 slices, {1032, 4096} in 4, {2048, 5120} in
+  // 5, one wave each), a multi-wave split grid ({4096, 4096}: 1024 or 768 CTAs, kTcvWorkspace), an
+  // unsplit grid of exactly the resident slots at M <= 8 ({50688, 256}: 792 CTAs, kTcvEarly; at
+  // M = 9, 16 more than the 660 slots, kTcvUnsplit) and a multi-wave grid with a partial row tile
+  // ({60000, 256}: 938 unsplit CTAs at M = 9, 16, kTcvUnsplit; 2 slices of them at M = 1, 2).
   gpu::detail::force_no_clusters(true);
-  check({gpu::Kernel::tcv}, "pdl tcv workspace and unsplit grids: ", {{130, 2080}, {1032, 4096}, {2048, 5120}, {50688, 256}},
-        {1, 2, 9, 16});
+  check({gpu::Kernel::tcv}, "pdl tcv workspace and unsplit grids: ",
+        {{130, 2080}, {1032, 4096}, {2048, 5120}, {4096, 4096}, {50688, 256}, {60000, 256}}, {1, 2, 9, 16});
   gpu::detail::force_no_clusters(false);
   // gemv's pair tables (staged after the first weight loads on the early and cluster grids) at k = 4
   // on these shapes, which are below the table's size threshold; k = 2 at M = 1 has its own always.
