@@ -225,7 +225,7 @@ __host__ __device__ inline size_t splitk_counter_bytes(int64_t tiles) {
 // partial -- with up to B slices' loads in flight at once, whatever the compiler makes of a plain loop
 // over a run-time slice count (in tcv's fixup it kept 4 loads per round trip, and summed a thread's
 // elements one after another: bench/results/2026-11-26-h100-ncutcv). The adds stay in slice order
-// from 0.0f, so the sum is bit for bit the plain loop's. Used by gemv's fixup at M >= 2.
+// from 0.0f, so the sum is bit for bit the plain loop's. Used by gemv's fixup at M >= 2 and tcv_fixup.
 template <int B, class Load>
 __device__ __forceinline__ float slice_sum(int splits, Load&& load) {
   float s = 0.0f;

@@ -301,7 +301,8 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
 // the slice-order sum from 0.0f, bit for bit the plain loop's): 1.10-1.46x on tcv_pdl's split grids
 // against main's loop over the ks == 0 warps (bench/results/2026-11-26-h100-tcvearly, new0). Out of
 // line, since inline it moved the main loop's registers more (-slicesumland); the unsplit grids keep
-// main's kernel either way (kTcvUnsplit).
+// main's kernel either way (kTcvUnsplit). gemv's fixup at M >= 2 is the same loop inline (B = 16); one
+// shared inline helper for both changed the PTX order, and so the SASS, of gemv's M >= 2 main loops.
 template <Act ACT>
 __device__ __noinline__ void tcv_fixup(const float* __restrict__ partials, int splits,
                                        typename ActTraits<ACT>::T* __restrict__ C, int M, int64_t N, int rows,

@@ -72,67 +72,73 @@ def load_bits(op):
     return {"U8": 8, "S8": 8, "U16": 16, "S16": 16, "64": 64, "128": 128}[m.group(1)] if m else 32
 
 
-def check_tcv(funcs, bad):
-    """tcv's kernels (see the module comment); returns True when too few matched."""
+def check_family(label, funcs, select, judge, minimum, bad):
+    """Every kernel of funcs that select(name) keys (None: not one of them) must have a wait, and
+    judge(key, loads before it) must return None, else the text for its FAIL line. True when fewer
+    than `minimum` matched: the kernel names or modes changed."""
     checked = 0
     for name, body in sorted(funcs.items()):
-        m = re.search(r"10tcv_kernelI.*?ELi(\d)ELi\dELb\dELNS1_7TcvModeE(\d)E", name)
-        grouped = "18grouped_tcv_kernel" in name
-        if not m and not grouped:
+        key = select(name)
+        if key is None:
             continue
         ops = before_wait(body)
         if ops is None:
             bad.append("%s: no griddepcontrol.wait" % name)
             continue
         checked += 1
-        codebook = [o for o in ops if load_bits(o) == 32 and ".CONSTANT" not in o]
+        error = judge(key, ops)
+        if error:
+            bad.append("%s: %s" % (name, error))
+    print("%d %s kernels checked" % (checked, label))
+    if checked < minimum:
+        print("FAIL only %d %s kernels matched: the kernel names or modes changed, update this check" %
+              (checked, label))
+        return True
+    return False
+
+
+def check_tcv(funcs, bad):
+    """tcv's kernels (see the module comment)."""
+    def select(name):
+        m = re.search(r"10tcv_kernelI.*?ELi(\d)ELi\dELb\dELNS1_7TcvModeE(\d)E", name)
+        if m:  # (k, whether the weights come first: kTcvLatency, kTcvEarly)
+            return int(m.group(1)), int(m.group(2)) in (2, 3)
+        return (0, False) if "18grouped_tcv_kernel" in name else None
+
+    def judge(key, ops):
+        kb, weights_first = key
         rest = list(ops)
-        for o in codebook[:1]:
-            rest.remove(o)
-        weights_first = m is not None and int(m.group(2)) in (2, 3)  # kTcvLatency, kTcvEarly
+        codebook = next((o for o in ops if load_bits(o) == 32 and ".CONSTANT" not in o), None)
+        if codebook:
+            rest.remove(codebook)
         if not weights_first:
-            if rest:
-                bad.append("%s: %s before the wait (only the codebook belongs there)" % (name, " ".join(rest)))
-            continue
-        kb = int(m.group(1))
+            return "%s before the wait (only the codebook belongs there)" % " ".join(rest) if rest else None
         absmax = [o for o in rest if load_bits(o) == 8]
         words = sum(load_bits(o) for o in rest if load_bits(o) != 8)
         if len(absmax) != 2 or words != 2 * kb * 32:
-            bad.append("%s: %s before the wait (want 2 x %d weight words and 2 absmax bytes)" %
-                       (name, " ".join(rest), kb))
-    print("%d tcv kernels checked" % checked)
+            return "%s before the wait (want 2 x %d weight words and 2 absmax bytes)" % (" ".join(rest), kb)
+        return None
+
     # 2 activation types x (4 modes x (k = 2..5 x NT = 1, 2 and the pair-table forms)) + grouped: > 100.
-    if checked < 100:
-        print("FAIL only %d tcv kernels matched: the kernel names or modes changed, update this check" % checked)
-        return True
-    return False
+    return check_family("tcv", funcs, select, judge, 100, bad)
 
 
 def check_gemv(funcs, bad):
-    """gemv's workspace-mode and staged early kernels (see the module comment); True when too few matched."""
-    checked = 0
-    for name, body in sorted(funcs.items()):
+    """gemv's workspace-mode and staged early kernels (see the module comment)."""
+    def select(name):
         m = re.search(r"11gemv_kernelI.*GemvModeE(\d)ELb(\d)ELi(\d)E", name)
         if not m:
-            continue
+            return None
         mode, st = int(m.group(1)), int(m.group(3))
-        if not ((mode == 0 and st == 0) or (mode == 2 and st > 0)):
-            continue
-        ops = before_wait(body)
-        if ops is None:
-            bad.append("%s: no griddepcontrol.wait" % name)
-            continue
-        checked += 1
-        for op in ops:
-            if load_bits(op) != 32:
-                bad.append("%s: %s before the wait" % (name, op))
-    print("%d gemv kernels checked" % checked)
+        return True if (mode == 0 and st == 0) or (mode == 2 and st > 0) else None
+
+    def judge(_, ops):
+        wide = [o for o in ops if load_bits(o) != 32]
+        return "%s before the wait" % " ".join(wide) if wide else None
+
     # 2 activation types x (register workspace kernels: k = 2..5 x M = 1..4, pair tables at k = 2..4
     # for some M) + staged early kernels: far more than 40; fewer means the names changed.
-    if checked < 40:
-        print("FAIL only %d kernels matched: the kernel names or modes changed, update this check" % checked)
-        return True
-    return False
+    return check_family("gemv", funcs, select, judge, 40, bad)
 
 
 if __name__ == "__main__":
