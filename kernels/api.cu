@@ -210,7 +210,8 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   //   every width (1.05-1.37x: Qwen3 dense.down 6.79 vs 7.97 us at k = 4, Llama-3-70B q_proj 16.5 vs
   //   22.6 at k = 2), so tcw starts at M = 3. At M = 4 the other widths are mixed: tcv_pdl beats tcw
   //   on Qwen3 o_proj (8.4 M), Llama-3-8B down and Llama-3-70B q_proj at k = 2, 3, 5 (1.08-1.26x) but
-  //   loses on the 10.5 M shapes (Qwen3 dense.down 8.62 vs 8.14 us at k = 3): not ruled.
+  //   loses on the 10.5 M shapes (Qwen3 dense.down 8.62 vs 8.14 us at k = 3): not ruled then (Qwen3
+  //   o_proj's cluster grid and the 10.5 M early grids have rules of their own below since).
   // gemv's early PDL launches (2026-11-26, bench/results/2026-11-26-h100-gemvearly/land, gemv_pdl
   // beside automatic_pdl in the same run) moved three more at M <= 2:
   // - rows of K >= 4096 below 8 M weights go to tcv from M = 3 only: Llama-3-8B k/v_proj gemv_pdl
@@ -248,6 +249,16 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
       // / 6.59-6.64 / 7.14-7.60 us against 6.34-6.38 / 6.70-6.80 / 8.07-8.24, not at k = 4 on tcw's
       // pair table (7.33 against 6.78 at M = 8; bench/results/2026-11-26-h100-tcvm8).
       if (early >= 2 && (M <= 4 || early <= 5 || (M <= 8 && !detail::tcw_uses_pairs(w)))) return Kernel::tcv;
+      // tcv's wide cluster grids of narrow rows (Qwen3 o_proj, 2048 x 4096: 512 CTAs in clusters of 4
+      // slices) beat tcw at M = 3, 4 and 16 but where tcw has its pair table, and tie at M = 5..8
+      // (H100, bench/results/2026-11-27-h100-moekw, automatic_pdl against tcw in the same call: 5.95 /
+      // 6.41 / 7.77 -> 5.41 / 6.29 / 7.13 us at M = 3, k = 2 / 3 / 5, 5.90 / 6.34 / 7.74 -> 5.48 /
+      // 6.29 / 7.13 at M = 4, 7.51 / 8.12 / 9.35 -> 7.08 / 7.16 / 8.88 at M = 16; M = 8 0.998-1.004x;
+      // k = 4 on tcw, 6.28 against tcv_pdl's 6.81 at M = 4 in -tcvearly/final). M = 9..15 stay on tcw:
+      // M = 12 lost at k = 2, 5 (6.23 -> 6.38, 7.99 -> 8.15). N <= 2048: wider cluster grids
+      // (Llama-3-8B q/o_proj, 4096 x 4096, where the slots allow) were not measured against tcw.
+      if ((M <= 8 || M == 16) && w.N <= 2048 && !detail::tcw_uses_pairs(w) && detail::tcv_wide_cluster_plan(M, w, act))
+        return Kernel::tcv;
     }
     // From 32 M weights at M = 3..8 only k = 4 on tcw's pair table (half_cb) stays on tcw. At M = 5..8
     // since tcv's out-of-line fixup (bench/results/2026-11-26-h100-tcvm8, tcv_pdl beside tcw_pdl):

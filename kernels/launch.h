@@ -88,6 +88,9 @@ bool tcv_latency_plan(int64_t M, const TiledView& w, Act act);
 // The K slices of tcv's plan at M rows where a PDL launch starts it early (tcv_early_launch; 1 on an
 // unsplit grid), else 0.
 int tcv_early_splits(int64_t M, const TiledView& w, Act act);
+// Whether tcv's plan is a cluster split-K grid of more than one CTA per SM (TcvPlan::cluster, not a
+// latency plan: clusters of <= 4 slices on up to 4 CTAs per SM, e.g. Qwen3 o_proj's 512 CTAs).
+bool tcv_wide_cluster_plan(int64_t M, const TiledView& w, Act act);
 // Tests only: 1 makes the dense tcv take the k = 4 pair table (k = 3: at M <= kTcvPairs3MaxM)
 // whatever the size (small shapes then exercise it; k = 2 follows its M rule either way), 0 restores
 // the size rule. Applies to the whole process.

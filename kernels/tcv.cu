@@ -516,6 +516,10 @@ int tcv_early_splits(int64_t M, const TiledView& w, Act act) {
   const TcvPlan p = tcv_plan(M, w, act);
   return tcv_early_launch(p) ? p.splits : 0;
 }
+bool tcv_wide_cluster_plan(int64_t M, const TiledView& w, Act act) {
+  const TcvPlan p = tcv_plan(M, w, act);
+  return p.cluster && p.tiles * p.splits > device_sm_count();
+}
 
 namespace {
 
@@ -563,7 +567,7 @@ cudaError_t launch_grouped_t(const MoeArgs& a, int kw) {
 }
 
 // Grouped: rows per work item from the expected rows per active expert (8 or 16); K split inside
-// the CTA (kw) until the work items x row tiles fill the resident slots, each warp >= 1 step.
+// the CTA by grouped_tcv_kw (lib/kbit/tcv_sched.h).
 // The k = 2 pair table serves up to kTcvPairs2MaxM rows per expert (tcv_uses_pairs): one n8 tile.
 template <Act ACT, int KB, bool PR>
 cudaError_t launch_grouped_nt(const MoeArgs& a) {
@@ -572,10 +576,7 @@ cudaError_t launch_grouped_nt(const MoeArgs& a) {
     const int64_t slots = static_cast<int64_t>(tcv_blocks_per_sm<ACT, KB, NT, PR>()) * device_sm_count();
     const int64_t items = std::max<int64_t>(1, std::min<int64_t>(a.w.E, a.total_rows));  // expected active
     const int64_t steps = tcv_steps(a.w.K);
-    int kw = 1;
-    while (kw < 4 && 2 * kw <= steps && items * ((a.w.N + tcv_rows_per_cta(kw) - 1) / tcv_rows_per_cta(kw)) < slots)
-      kw *= 2;
-    return launch_grouped_t<ACT, KB, NT, PR>(a, kw);
+    return launch_grouped_t<ACT, KB, NT, PR>(a, grouped_tcv_kw(items, a.w.N, steps, slots, PR));
   };
   if constexpr (PR && KB == 2)
     return a.max_rows_per_expert_hint <= 8 ? run(std::integral_constant<int, 1>{}) : cudaErrorInvalidValue;

@@ -675,6 +675,38 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4") {
   }
 }
 
+TEST_CASE("gpu: with PDL, tcv keeps its wide cluster grids of narrow rows at M = 3..8 and 16 but on tcw's pair table") {
+  // choose_kernel reads only the shape (no memory allocated). Qwen3-Coder-Next o_proj (2048 x 4096,
+  // 8.4 M weights): tcv's plan on an H100 is 512 CTAs in clusters of 4 slices; with PDL it goes to tcv
+  // at M = 3..8 and 16 at k = 2, 3, 5 and at k = 4 without the fp16 codebook, and to tcw at k = 4 on
+  // its pair table and at M = 9..15 (bench/results/2026-11-27-h100-moekw).
+  if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported()) return;
+  const bool h100 = gpu::detail::device_sm_count() == 132;  // there no case below may skip
+  TiledView w;
+  w.N = 2048;
+  w.K = 4096;
+  for (bool half_cb : {true, false})
+    for (int bits : {2, 3, 4, 5})
+      for (int64_t M : {3, 4, 6, 8, 12, 16}) {
+        CAPTURE(half_cb);
+        CAPTURE(bits);
+        CAPTURE(M);
+        w.half_cb = half_cb;
+        w.bits = bits;
+        const bool wide = gpu::detail::tcv_wide_cluster_plan(M, w, Act::f16);
+        if (h100) CHECK(wide);
+        if (!wide) continue;
+        CHECK_FALSE(gpu::detail::tcv_latency_plan(M, w, Act::f16));
+        const bool tcv = !(bits == 4 && half_cb) && (M <= 8 || M == 16);
+        const gpu::Kernel want = tcv ? gpu::Kernel::tcv : gpu::Kernel::tcw;
+        CHECK(gpu::choose_kernel(M, w, Act::f16, false, true) == want);
+      }
+  // Without PDL the rule does not apply: tcw from M = 9 as before.
+  w.half_cb = true;
+  w.bits = 2;
+  if (h100) CHECK(gpu::choose_kernel(16, w, Act::f16, false, false) == gpu::Kernel::tcw);
+}
+
 TEST_CASE("gpu: automatic never gives gemv a matrix of 2^32 or more packed words") {
   // gemv indexes one matrix's blocks in 32 bits (gemv_fits). choose_kernel reads only the shape, so
   // no memory is allocated: N = 64, K = 2^29, k = 4 is exactly 2^32 words, and its narrow rows would

@@ -3,6 +3,7 @@
 // measurements were taken with (792 resident slots: 6 CTAs of 80 registers on 132 SMs at M <= 8).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -157,4 +158,35 @@ TEST_CASE("tcv plan: without thread-block clusters (before sm_90) no cluster pla
   const kbit::TcvPlan l = kbit::tcv_plan_for(4, 1024, 4096, 3, kH100Slots, kH100Sms, false);
   CHECK(l.splits == 4);
   CHECK_FALSE(l.short_k);
+}
+
+TEST_CASE("grouped tcv: the in-CTA K split stays in one wave with a pair table") {
+  // grouped_tcv_kw on the H100's 792 slots, the MoE projections of bench/results/2026-11-27-h100-moekw.
+  using kbit::grouped_tcv_kw;
+  // Qwen3-Coder-Next experts.gate_up (1024 x 2048, 16 steps): M = 1 (10 experts) kw = 4, 640 CTAs,
+  // either way; M = 2 (20) 640 CTAs of kw = 2 with the table, 1280 of kw = 4 without it.
+  CHECK(grouped_tcv_kw(10, 1024, 16, kH100Slots, true) == 4);
+  CHECK(grouped_tcv_kw(10, 1024, 16, kH100Slots, false) == 4);
+  CHECK(grouped_tcv_kw(20, 1024, 16, kH100Slots, true) == 2);
+  CHECK(grouped_tcv_kw(20, 1024, 16, kH100Slots, false) == 4);
+  // experts.down (2048 x 512, 4 steps) at M = 2: kw = 1 (640 CTAs) with the table, 2 (1280) without.
+  CHECK(grouped_tcv_kw(20, 2048, 4, kH100Slots, true) == 1);
+  CHECK(grouped_tcv_kw(20, 2048, 4, kH100Slots, false) == 2);
+  // GLM-4.7-Flash experts.down (2048 x 1536, 12 steps) at M = 3 (12 experts): 768 CTAs of kw = 2.
+  CHECK(grouped_tcv_kw(12, 2048, 12, kH100Slots, true) == 2);
+  // Every warp keeps a step, and with the table the grid never exceeds the slots once kw > 1.
+  for (int64_t items : {1, 3, 10, 20, 40, 512})
+    for (int64_t N : {64, 1024, 2048, 3072})
+      for (int64_t steps : {1, 2, 4, 12, 16})
+        for (bool table : {true, false}) {
+          const int kw = grouped_tcv_kw(items, N, steps, kH100Slots, table);
+          CAPTURE(items);
+          CAPTURE(N);
+          CAPTURE(steps);
+          CAPTURE(table);
+          CHECK((kw == 1 || kw == 2 || kw == 4));
+          CHECK(kw <= std::max<int64_t>(1, steps));
+          const int64_t rows = kbit::tcv_rows_per_cta(kw);
+          if (table && kw > 1) CHECK(items * ((N + rows - 1) / rows) <= kH100Slots);
+        }
 }

@@ -86,6 +86,24 @@ inline TcvPlan tcv_plan_for(int64_t M, int64_t N, int64_t K, int bits, int64_t s
   return p;
 }
 
+// grouped tcv's in-CTA K split (kw: 1, 2, 4) for `items` expected work items of N rows, K of `steps`
+// 128-k steps, on `slots` resident CTA slots; each warp >= 1 step:
+// - with a pair table (every CTA stages 16-32 KB of it before its first step) while the grid of
+//   the doubled kw still fits the resident slots, one wave. H100, bench/results/2026-11-27-h100-
+//   moekw, automatic_pdl against doubling while the current grid was below the slots (up to 2x
+//   them): at M = 2, k = 2..4 1.04-1.32x (Qwen3 experts.down 10.49 -> 7.93 us, 1280 CTAs of kw = 2
+//   -> 640 of kw = 1; experts.gate_up 15.16 -> 12.80; GLM experts.down 10.92 -> 8.92), at M = 3, 4
+//   0.96-1.18x (GLM experts.down 13.95 -> 11.81 at M = 3, GLM experts.gate_up 21.05 -> 21.91);
+// - without one (k = 5, k = 4 without the fp16 codebook, k = 2 above kTcvPairs2MaxM rows) while the
+//   current grid is below the slots: one wave at k = 5 lost 0.89-0.94x on experts.gate_up at M = 3,
+//   4 (GLM M = 3 28.86 -> 32.28 us) against 1.06-1.12x on three of four shapes at M = 2.
+inline int grouped_tcv_kw(int64_t items, int64_t N, int64_t steps, int64_t slots, bool pair_table) {
+  auto ctas = [&](int kw) { return items * ((N + tcv_rows_per_cta(kw) - 1) / tcv_rows_per_cta(kw)); };
+  int kw = 1;
+  while (kw < 4 && 2 * kw <= steps && (pair_table ? ctas(2 * kw) <= slots : ctas(kw) < slots)) kw *= 2;
+  return kw;
+}
+
 // Whether a PDL launch (LinearArgs::pdl) of plan p issues its first weight loads before the wait
 // and lets the next launch in once the wait returns (tcv_kernel's kTcvEarly): every plan that is
 // neither a latency plan (cluster, one pass: already so) nor more than one wave of the slots. H100,
