@@ -248,7 +248,18 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
       // At M = 5..8 the 8-slice grids of Llama-3-70B k/v_proj beat tcw at k = 2, 3, 5 as well: 5.75-5.85
       // / 6.59-6.64 / 7.14-7.60 us against 6.34-6.38 / 6.70-6.80 / 8.07-8.24, not at k = 4 on tcw's
       // pair table (7.33 against 6.78 at M = 8; bench/results/2026-11-26-h100-tcvm8).
-      if (early >= 2 && (M <= 4 || early <= 5 || (M <= 8 && !detail::tcw_uses_pairs(w)))) return Kernel::tcv;
+      // Since tcv_plan cuts its workspace grids to one wave (bench/results/2026-11-27-h100-tcvwave,
+      // automatic_pdl against the uncut plans), Llama-3-8B q/o_proj (768 CTAs of 3 slices) and down
+      // and GLM shared_experts.down (768 of 6) are early grids too: tcv won at M = 3..8 (q_proj 8.11 ->
+      // 6.45 us at M = 4, k = 2; down 20.73 -> 18.77 at k = 4), but on tcw's pair table lost where the
+      // warps run many steps (Llama-3-8B down at M = 8, 9-10 steps per warp: 22.48 against 21.65) and
+      // at M = 16 beyond 2 steps per warp (GLM shared_experts.down, 4: 14.00 against 11.55; Qwen3
+      // dense.down's 2 steps won, 8.67 against 9.26 in -tcvearly/final).
+      const int64_t warp_steps = detail::tcv_warp_steps(M, w, act);
+      const bool pairs = detail::tcw_uses_pairs(w);
+      if (early >= 2 && (M <= 4 || (M <= 8 && (early <= 5 || !pairs) && !(pairs && warp_steps > 8)) ||
+                         (early <= 5 && warp_steps <= 2)))
+        return Kernel::tcv;
       // tcv's wide cluster grids of narrow rows (Qwen3 o_proj, 2048 x 4096: 512 CTAs in clusters of 4
       // slices) beat tcw at M = 3, 4 and 16 but where tcw has its pair table, and tie at M = 5..8
       // (H100, bench/results/2026-11-27-h100-moekw, automatic_pdl against tcw in the same call: 5.95 /

@@ -321,7 +321,9 @@ __device__ __noinline__ void tcv_fixup(const float* __restrict__ partials, int s
 // The grid's layout and PDL placement (tcv_kernel's MODE; launch_tcv_t picks it):
 // - kTcvWorkspace: the codebook and scales are staged (and, with LinearArgs::pdl, the previous work
 //   waited for) first, split K goes through the workspace (tcv_fixup), the next launch may start
-//   after the main loop (waiting CTAs beside a busy grid slowed it, bench/results/2026-11-25-h100-pdl3);
+//   after the main loop (waiting CTAs beside a busy grid slowed it, bench/results/2026-11-25-h100-pdl3).
+//   Since tcv_plan cuts the workspace grids to one wave (bench/results/2026-11-27-h100-tcvwave), PDL
+//   launches of split grids are all kTcvEarly, and this mode runs without PDL;
 // - kTcvUnsplit: the same for grids without split K, compiled from the code main had before
 //   tcv_fixup (its inline fixup never runs here), so that their SASS stays main's: every other
 //   tail of this kernel moved the register allocation and schedule of its main loop, and the
@@ -333,7 +335,8 @@ __device__ __noinline__ void tcv_fixup(const float* __restrict__ partials, int s
 //   kernel start: one launch waits behind this one, not a chain; bench/results/2026-11-25-h100-pdl2).
 //   Without it the staging comes first (on the larger one-pass grids the reordering measured
 //   0.92-1.0x, bench/results/2026-11-25-h100-cluster);
-// - kTcvEarly (PDL launches of the other grids of at most one wave, tcv_early_launch): the first
+// - kTcvEarly (PDL launches of the other grids of at most one wave but unsplit grids of more than 8
+//   steps per warp, tcv_early_launch): the first
 //   step's loads before the stage and its wait, so that they overlap the previous kernel's tail, and
 //   the next launch let in once the wait returns, as gemv's early grids; split K through the
 //   workspace (bench/results/2026-11-26-h100-tcvearly: 1.05-1.43x over kTcvWorkspace on Qwen3
@@ -515,6 +518,11 @@ bool tcv_latency_plan(int64_t M, const TiledView& w, Act act) {
 int tcv_early_splits(int64_t M, const TiledView& w, Act act) {
   const TcvPlan p = tcv_plan(M, w, act);
   return tcv_early_launch(p) ? p.splits : 0;
+}
+int64_t tcv_warp_steps(int64_t M, const TiledView& w, Act act) {
+  const TcvPlan p = tcv_plan(M, w, act);
+  const int64_t per = static_cast<int64_t>(p.kw) * p.splits;
+  return (p.steps + per - 1) / per;
 }
 bool tcv_wide_cluster_plan(int64_t M, const TiledView& w, Act act) {
   const TcvPlan p = tcv_plan(M, w, act);

@@ -462,7 +462,8 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
   check(kernels, "pdl ", shapes, Ms);
   // tcv's grids that are neither cluster nor one-pass plans (clusters off), by launch_tcv_t's modes on
   // an H100: early split grids (kTcvEarly: {130, 2080} in 2 slices, {1032, 4096} in 4, {2048, 5120} in
-  // 5, one wave each), a multi-wave split grid ({4096, 4096}: 1024 or 768 CTAs, kTcvWorkspace), an
+  // 5, one wave each; {4096, 4096}, cut to one wave: 768 CTAs of 3 slices at M <= 8, 512 of 2 at
+  // M = 9, 16. Since the cut no PDL launch runs kTcvWorkspace: bench/results/2026-11-27-h100-tcvwave), an
   // unsplit grid of exactly the resident slots at M <= 8 ({50688, 256}: 792 CTAs, kTcvEarly; at
   // M = 9, 16 more than the 660 slots, kTcvUnsplit) and a multi-wave grid with a partial row tile
   // ({60000, 256}: 938 unsplit CTAs at M = 9, 16, kTcvUnsplit; 2 slices of them at M = 1, 2).
@@ -504,10 +505,11 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
   // early launch from M = 2), 8960 x 512 (short wide rows: gemv at M = 1), 1024 x 4096 (K >= 4096
   // below 8 M weights: gemv at M = 1, 2, tcv at M = 3..16), 2048 x 5120 (10.5 M weights, tcv's
   // one-wave split grid of 5 slices: gemv at M = 2, tcv's early launch at M = 3..16), 1024 x 8192
-  // (8.4 M weights, a one-wave grid of 8 slices: tcv's early launch at M = 3, 4, then tcw) and
-  // 4096 x 4096 (16.8 M weights, tcv's grid of more than one wave: tcw at M = 3..8). The choice is
-  // checked where the device runs PDL, the result everywhere (the producer writes A late, as in the
-  // test above).
+  // (8.4 M weights, a one-wave grid of 8 slices: tcv's early launch at M = 3, 4, then tcw), 4096 x
+  // 4096 (16.8 M weights, tcv's workspace grid cut to one wave of 3 slices: its early launch at M = 3..8)
+  // and 2048 x 10240 (21 M, cut to 6 slices: tcv at M = 4; bench/results/2026-11-27-h100-tcvwave). The
+  // choice is checked where the device runs PDL, the result everywhere (the producer writes A late,
+  // as in the test above). tcw's own PDL cases: "with PDL, tcw keeps M = 3..8 ..." below.
   Stream st;
   const bool pdl = gpu::detail::device_has_pdl();
   uint64_t seed = 9700;
@@ -521,7 +523,8 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
                                    {1024, 4096, 3, gpu::Kernel::tcv},  {1024, 4096, 16, gpu::Kernel::tcv},
                                    {2048, 5120, 2, gpu::Kernel::gemv}, {2048, 5120, 3, gpu::Kernel::tcv},
                                    {2048, 5120, 8, gpu::Kernel::tcv},  {2048, 5120, 16, gpu::Kernel::tcv},
-                                   {4096, 4096, 4, gpu::Kernel::tcw},  {4096, 4096, 8, gpu::Kernel::tcw},
+                                   {4096, 4096, 4, gpu::Kernel::tcv},  {4096, 4096, 8, gpu::Kernel::tcv},
+                                   {2048, 10240, 4, gpu::Kernel::tcv},
                                    {1024, 8192, 4, gpu::Kernel::tcv},  {1024, 8192, 8, gpu::Kernel::tcw},
                                    {1024, 8192, 16, gpu::Kernel::tcw}};
   for (const Case& c : cases) {
@@ -534,10 +537,6 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
     const gpu::Kernel chosen = gpu::choose_kernel(c.M, w.view, act, false, true);
     if (pdl && (c.want != gpu::Kernel::tcw || gpu::tcw_supported()))
       CHECK_MESSAGE(chosen == c.want, "N=", c.N, " K=", c.K, " M=", c.M, ": chose ", gpu::kernel_name(chosen));
-    // tcw starts at M = 3 (gemv won M = 2: bench/results/2026-11-26-h100-record-s16).
-    if (pdl && c.want == gpu::Kernel::tcw && c.M == 4 && gpu::tcw_supported() &&
-        !gpu::detail::tcv_latency_plan(3, w.view, act) && gpu::detail::tcv_early_splits(3, w.view, act) == 0)
-      CHECK(gpu::choose_kernel(3, w.view, act, false, true) == gpu::Kernel::tcw);
     const DeviceBuf<uint16_t> src(to_act(act, A));
     DeviceBuf<uint16_t> dA(size_t(c.M * c.K)), dC(size_t(c.M * c.N));
     dA.poison();
@@ -640,8 +639,11 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
 TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4") {
   // choose_kernel reads only the shape (no memory allocated). Llama-3-70B q_proj (8192 x 8192, 67 M
   // weights) at M = 3..8: tcv at k = 2, 3, 5, tcw at k = 4 (bench/results/2026-11-26-h100-record-s17,
-  // -tcvm8); below 32 M (GLM shared_experts.down, 2048 x 10240) tcw at every k, but Llama-3-70B
-  // k_proj (1024 x 8192, tcv's early grid of 8 slices on an H100) goes to tcv at M = 5..8 but at k = 4.
+  // -tcvm8, -tcvwave: there tcv's grid is 512 CTAs of one slice, launched stage-first); below 32 M GLM
+  // shared_experts.down (2048 x 10240, tcv's grid cut to one wave of 6 slices on an H100,
+  // bench/results/2026-11-27-h100-tcvwave) goes to tcv at M = 4 and at M = 8 but at k = 4, to tcw at
+  // M = 16 (4 steps per warp), and Llama-3-70B k_proj (1024 x 8192, tcv's early grid of 8 slices)
+  // goes to tcv at M = 5..8 but at k = 4.
   if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported()) return;
   const bool h100 = gpu::detail::device_sm_count() == 132;  // there no case below may skip
   TiledView w;
@@ -662,8 +664,9 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4") {
     check(8192, 8192, 4, big);
     check(8192, 8192, 6, big);
     check(8192, 8192, 8, big);
-    check(2048, 10240, 4, gpu::Kernel::tcw);
-    check(2048, 10240, 8, gpu::Kernel::tcw);
+    check(2048, 10240, 4, gpu::Kernel::tcv);
+    check(2048, 10240, 8, big);
+    check(2048, 10240, 16, gpu::Kernel::tcw);
     w.N = 1024;
     w.K = 8192;
     if (h100) {

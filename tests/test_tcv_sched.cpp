@@ -94,14 +94,30 @@ TEST_CASE("tcv plan: the measured H100 plans") {
     CHECK(k.splits == 8);  // 8-CTA clusters on 512 CTAs: not measured to win (gemv's lost)
     CHECK_FALSE(k.cluster);
     CHECK_FALSE(k.short_k);
+    // The workspace's slices are cut to one wave (bench/results/2026-11-27-h100-tcvwave): Llama-3-8B
+    // q_proj 1024 CTAs of 4 slices -> 768 of 3, Llama-3-70B q_proj and down 1024 of 2 -> 512 of 1, GLM
+    // shared_experts.down 896 of 7 -> 768 of 6.
     const kbit::TcvPlan q8 = kbit::tcv_plan_for(1, 4096, 4096, 4, kH100Slots, kH100Sms);  // Llama-3-8B q_proj
-    CHECK(q8.tiles * q8.splits == 1024);
+    CHECK(q8.tiles == 256);
+    CHECK(q8.splits == 3);
     CHECK_FALSE(q8.cluster);
+    for (int64_t K : {8192, 28672}) {  // Llama-3-70B q_proj, down
+      const kbit::TcvPlan q70 = kbit::tcv_plan_for(4, 8192, K, 4, kH100Slots, kH100Sms);
+      CHECK(q70.kw == 4);
+      CHECK(q70.tiles == 512);
+      CHECK(q70.splits == 1);
+      CHECK_FALSE(q70.cluster);
+      CHECK_FALSE(q70.short_k);
+    }
+    const kbit::TcvPlan sd = kbit::tcv_plan_for(4, 2048, 10240, 4, kH100Slots, kH100Sms);  // GLM shared_experts.down
+    CHECK(sd.tiles * sd.splits == 768);
+    CHECK(sd.splits == 6);
   }
-  SUBCASE("wide N keeps its split-K plans through the workspace") {
+  SUBCASE("wide N keeps its split-K plans through the workspace, in one wave") {
     const kbit::TcvPlan g = kbit::tcv_plan_for(1, 20480, 2048, 4, kH100Slots, kH100Sms);  // GLM shared_experts.gate_up
     CHECK(g.kw == 2);
-    CHECK(g.splits == 2);
+    CHECK(g.tiles == 640);
+    CHECK(g.splits == 1);  // 2 slices were 1280 CTAs (1.6 waves)
     CHECK_FALSE(g.short_k);
     CHECK_FALSE(g.cluster);
     const kbit::TcvPlan u = kbit::tcv_plan_for(1, 57344, 8192, 4, kH100Slots, kH100Sms);  // Llama-3-70B gate_up
@@ -131,17 +147,31 @@ TEST_CASE("tcv plan: the PDL launches that load weights before the wait (tcv_ear
       // Latency plans have their own early placement: Qwen3 q_proj (one pass), o_proj (clusters).
       CHECK_FALSE(kbit::tcv_early_launch(kbit::tcv_plan_for(M, 4096, 2048, bits, kH100Slots, kH100Sms)));
       CHECK_FALSE(kbit::tcv_early_launch(kbit::tcv_plan_for(M, 2048, 4096, bits, kH100Slots, kH100Sms)));
-      // More than one wave, where the early launch lost: Llama-3-8B q_proj (1024 CTAs), down, gate_up
-      // (896 unsplit CTAs), GLM shared_experts.down and gate_up.
-      for (auto [N, K] : {std::pair<int64_t, int64_t>{4096, 4096}, {4096, 14336}, {28672, 4096}, {2048, 10240},
-                          {20480, 2048}}) {
-        const kbit::TcvPlan p = kbit::tcv_plan_for(M, N, K, bits, kH100Slots, kH100Sms);
-        CHECK_MESSAGE(p.tiles * p.splits > kH100Slots, N, " x ", K);
-        CHECK_FALSE(kbit::tcv_early_launch(p));
+      // More than one wave, where the early launch lost: Llama-3-8B gate_up (896 unsplit CTAs).
+      const kbit::TcvPlan p = kbit::tcv_plan_for(M, 28672, 4096, bits, kH100Slots, kH100Sms);
+      CHECK(p.tiles * p.splits > kH100Slots);
+      CHECK_FALSE(kbit::tcv_early_launch(p));
+      // The workspace grids cut to one wave launch early (bench/results/2026-11-27-h100-tcvwave):
+      // Llama-3-8B q/o_proj and down, GLM shared_experts.down and gate_up (unsplit, 8 steps per warp).
+      for (auto [N, K] : {std::pair<int64_t, int64_t>{4096, 4096}, {4096, 14336}, {2048, 10240}, {20480, 2048}}) {
+        const kbit::TcvPlan e = kbit::tcv_plan_for(M, N, K, bits, kH100Slots, kH100Sms);
+        CHECK_MESSAGE(e.tiles * e.splits <= kH100Slots, N, " x ", K);
+        CHECK_MESSAGE(kbit::tcv_early_launch(e), N, " x ", K);
+      }
+      // Not one slice per tile of long warps: Llama-3-70B q_proj and down (512 CTAs, 16 and 56 steps
+      // per warp) lost 0.68-0.90x early and won launched stage-first.
+      for (int64_t K : {8192, 28672}) {
+        const kbit::TcvPlan u = kbit::tcv_plan_for(M, 8192, K, bits, kH100Slots, kH100Sms);
+        CHECK(u.splits == 1);
+        CHECK(u.tiles * u.splits <= kH100Slots);
+        CHECK_FALSE(kbit::tcv_early_launch(u));
       }
     }
-  // The bound is the slots the plan was made for: the same 640 CTAs on fewer slots are two waves.
-  CHECK_FALSE(kbit::tcv_early_launch(kbit::tcv_plan_for(1, 2048, 5120, 4, 4 * kH100Sms, kH100Sms)));
+  // The bound is the slots the plan was made for: on fewer slots the same shape's 640 CTAs of 5 slices
+  // are cut to one wave of 512 (4 slices), which launches early.
+  const kbit::TcvPlan few = kbit::tcv_plan_for(1, 2048, 5120, 4, 4 * kH100Sms, kH100Sms);
+  CHECK(few.tiles * few.splits == 512);
+  CHECK(kbit::tcv_early_launch(few));
 }
 
 TEST_CASE("tcv plan: without thread-block clusters (before sm_90) no cluster plans") {

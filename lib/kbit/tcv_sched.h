@@ -28,6 +28,7 @@ struct TcvPlan {
   bool short_k = false;  // one pass where the split plan would have split K across CTAs
   bool cluster = false;  // the splits of a row tile are one thread-block cluster (no workspace)
   int64_t slots = 0;     // the resident CTA slots the plan was made for
+  int64_t steps = 0;     // the 128-k steps of K
 };
 
 // The launch shape for M tokens of an N x K weight of `bits` when `slots` CTAs fit on a GPU of
@@ -42,7 +43,12 @@ struct TcvPlan {
 //      256-1280 CTAs gained less);
 //   3. else clusters of <= 4 CTAs up to 4 CTAs per SM (Llama-3-8B k_proj, 256 CTAs, 1.02-1.3x;
 //      Qwen3 o_proj, 512 CTAs, 1.0-1.18x at M >= 2; gemv's 8-CTA clusters lost on 512 CTAs);
-//   4. else the workspace.
+//   4. else the workspace, its slices cut to one wave of the slots (tiles x splits <= slots; one
+//      slice per tile where no more fit), as tcw rounds its split count down. H100, bench/results/
+//      2026-11-27-h100-tcvwave (against the uncut plans, same build): tcv 1.03-1.12x and tcv_pdl
+//      1.04-1.12x geomean at M = 3..16 over Llama-3-8B, Llama-3-70B and GLM-4.7-Flash; at M = 4
+//      Llama-3-8B q/o_proj 1024 CTAs of 4 slices -> 768 of 3 (tcv_pdl 9.04 -> 6.45 us at k = 2),
+//      Llama-3-70B q/o_proj and down 1024 of 2 -> 512 of 1 (q_proj 18.41 -> 16.06 us).
 // Large N: one K range per CTA unless a few splits balance the waves better than their fp32
 // partials cost (both counted in bytes per resident CTA slot), through the workspace.
 inline TcvPlan tcv_plan_for(int64_t M, int64_t N, int64_t K, int bits, int64_t slots, int64_t sms,
@@ -53,6 +59,7 @@ inline TcvPlan tcv_plan_for(int64_t M, int64_t N, int64_t K, int bits, int64_t s
   const int64_t parts = std::clamp<int64_t>(want_parts, 1, std::max<int64_t>(1, steps / 2));
   TcvPlan p;
   p.slots = slots;
+  p.steps = steps;
   p.kw = parts >= 4 ? 4 : parts >= 2 ? 2 : 1;
   const int64_t rows = tcv_rows_per_cta(p.kw);
   p.tiles = (N + rows - 1) / rows;
@@ -69,6 +76,8 @@ inline TcvPlan tcv_plan_for(int64_t M, int64_t N, int64_t K, int bits, int64_t s
       p.short_k = true;
     } else if (cluster_ok && p.splits <= 4 && ctas <= 4 * sms) {
       p.cluster = true;
+    } else if (ctas > slots) {  // 4. in one wave
+      p.splits = static_cast<int>(std::max<int64_t>(1, slots / p.tiles));
     }
     return p;
   }
@@ -110,9 +119,11 @@ inline int grouped_tcv_kw(int64_t items, int64_t N, int64_t steps, int64_t slots
 // bench/results/2026-11-26-h100-tcvearly, tcv_pdl against the stage-first launch: 1.05-1.14x on Qwen3
 // dense.down and GLM o_proj (640 CTAs of 5 slices), 1.11-1.43x on the unsplit K = 512 grids (Qwen3
 // shared_expert.down, 64 CTAs; GLM kv_b_proj, 280); on the grids of 1.13-1.62 waves 0.89-1.04x
-// (Llama-3-8B q/o_proj, down, gate_up; GLM shared_experts).
+// (Llama-3-8B q/o_proj, down, gate_up; GLM shared_experts). Not one slice per tile whose warps run
+// more than 8 steps: Llama-3-70B q/o_proj and down at M = 3..16 (512 CTAs, 16 and 56 steps per warp)
+// lost 0.68-0.90x early, and won 1.08-1.24x launched stage-first (bench/results/2026-11-27-h100-tcvwave).
 inline bool tcv_early_launch(const TcvPlan& p) {
-  return !p.cluster && !p.short_k && p.tiles * p.splits <= p.slots;
+  return !p.cluster && !p.short_k && p.tiles * p.splits <= p.slots && !(p.splits == 1 && p.steps > 8 * p.kw);
 }
 
 }  // namespace kbit
