@@ -14,16 +14,7 @@ device_run_init /tmp/moekwfinal ${MF_BUDGET:-560}
 device_build_ab /tmp/mfold /tmp/mfnew kbit-bench kbit_tests_kernels || exit 1
 gpu_info
 doctest_filter '*with PDL*,*MoE*,*grouped*,*automatic*,*split-K*,*tcv*,*LinearArgs::pdl*,*chain of linear*' 120 'PDL, MoE, grouped, automatic, split-K, tcv'
-mkdir -p "$W/data"
-SHAPES=$W/data/shapes.json
-python3 - "$R/data/shapes.json" "$SHAPES" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) > 1 or (m["name"] == "qwen3-coder-next" and g["name"] == "attn.o_proj")]
-d["models"] = [m for m in d["models"] if m["name"] in ("qwen3-coder-next", "glm-4.7-flash")]
-json.dump(d, open(sys.argv[2], "w"))
-PY
+moe_catalogue "$W" qwen3-coder-next.attn.o_proj
 arm_setup() {
   case $1 in old) BIN=.deps/gpu/kbit-bench-old ;; esac
   B="--M 1,2,3,4,8,12,16 --bits 2,3,4,5 --dtypes f16"

@@ -19,16 +19,7 @@ doctest_filter '*with PDL*,*MoE*,*grouped*,*automatic*' 120 'with PDL, MoE, grou
 doctest_sanitize memcheck '*MoE kernels*,*grouped_tcv*' 90
 verify_run verify 50 4 "verify --quick moe" --quick --kernels grouped_tcv,grouped_gemv,automatic --filter '^moe/'
 verify_run verify-pdl 50 4 "verify --quick --pdl moe" --quick --pdl --kernels grouped_tcv,automatic --filter '^moe/'
-mkdir -p "$W/data"
-SHAPES=$W/data/shapes.json
-python3 - "$R/data/shapes.json" "$SHAPES" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) > 1 or (m["name"] == "qwen3-coder-next" and g["name"] == "attn.o_proj")]
-d["models"] = [m for m in d["models"] if m["name"] in ("qwen3-coder-next", "glm-4.7-flash")]
-json.dump(d, open(sys.argv[2], "w"))
-PY
+moe_catalogue "$W" qwen3-coder-next.attn.o_proj
 arm_setup() {
   KERNELS=automatic,automatic_pdl,grouped_tcv
   case $1 in old) BIN=.deps/gpu/kbit-bench-old ;; esac

@@ -136,17 +136,19 @@ ncu_pipe_arms() {
   done
 }
 
-# moe_catalogue DIR: DIR/data/shapes.json = the shapes catalogue with only the MoE projections
-# (experts > 1) of the models that have any; SHAPES points at it, so bench_rotation benches those alone.
+# moe_catalogue DIR [MODEL.SHAPE...]: DIR/data/shapes.json = the shapes catalogue with only the MoE
+# projections (experts > 1) of the models that have any, and the dense shapes named (e.g.
+# qwen3-coder-next.attn.o_proj); SHAPES points at it, so bench_rotation benches those alone.
 moe_catalogue() {
   mkdir -p "$1/data"
   SHAPES=$1/data/shapes.json
-  python3 - "$R/data/shapes.json" "$1/data/shapes.json" <<'PY'
+  python3 - "$R/data/shapes.json" "$1/data/shapes.json" "${@:2}" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
+keep = set(sys.argv[3:])
 for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) > 1]
-d["models"] = [m for m in d["models"] if m["gemms"]]
+    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) > 1 or m["name"] + "." + g["name"] in keep]
+d["models"] = [m for m in d["models"] if any(g.get("experts", 1) > 1 for g in m["gemms"])]
 json.dump(d, open(sys.argv[2], "w"))
 PY
 }
