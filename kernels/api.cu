@@ -252,9 +252,11 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
       // automatic_pdl against the uncut plans), Llama-3-8B q/o_proj (768 CTAs of 3 slices) and down
       // and GLM shared_experts.down (768 of 6) are early grids too: tcv won at M = 3..8 (q_proj 8.11 ->
       // 6.45 us at M = 4, k = 2; down 20.73 -> 18.77 at k = 4), but on tcw's pair table lost where the
-      // warps run many steps (Llama-3-8B down at M = 8, 9-10 steps per warp: 22.48 against 21.65) and
-      // at M = 16 beyond 2 steps per warp (GLM shared_experts.down, 4: 14.00 against 11.55; Qwen3
-      // dense.down's 2 steps won, 8.67 against 9.26 in -tcvearly/final).
+      // warps run many steps (Llama-3-8B down at M = 8, 9-10 steps per warp: 22.48 against 21.65).
+      // At M = 9..16, at every width, only grids of at most 5 slices and 2 steps per warp: GLM
+      // shared_experts.down at M = 16 (5 slices, 4 steps per warp) lost at k = 4, 5 (14.00 against
+      // 11.55 us, 0.958x) and gained only 1.03-1.04x at k = 2, 3; Qwen3 dense.down's 2 steps won
+      // (8.67 against 9.26 at k = 4 in -tcvearly/final).
       const int64_t warp_steps = detail::tcv_warp_steps(M, w, act);
       const bool pairs = detail::tcw_uses_pairs(w);
       if (early >= 2 && (M <= 4 || (M <= 8 && (early <= 5 || !pairs) && !(pairs && warp_steps > 8)) ||
@@ -262,16 +264,18 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
         return Kernel::tcv;
       // tcv's wide cluster grids of narrow rows (Qwen3 o_proj, 2048 x 4096: 512 CTAs in clusters of 4
       // slices) beat tcw at M = 3, 4 and 16 but where tcw has its pair table, and tie at M = 5..8
+      // (M = 5, 6, 8 in -tcvm8; k = 4 without the fp16 codebook was not measured)
       // (H100, bench/results/2026-11-27-h100-moekw, automatic_pdl against tcw in the same call: 5.95 /
       // 6.41 / 7.77 -> 5.41 / 6.29 / 7.13 us at M = 3, k = 2 / 3 / 5, 5.90 / 6.34 / 7.74 -> 5.48 /
       // 6.29 / 7.13 at M = 4, 7.51 / 8.12 / 9.35 -> 7.08 / 7.16 / 8.88 at M = 16; M = 8 0.998-1.004x;
       // k = 4 on tcw, 6.28 against tcv_pdl's 6.81 at M = 4 in -tcvearly/final). M = 9..15 stay on tcw:
       // M = 12 lost at k = 2, 5 (6.23 -> 6.38, 7.99 -> 8.15). N <= 2048: wider cluster grids
       // (Llama-3-8B q/o_proj, 4096 x 4096, where the slots allow) were not measured against tcw.
-      if ((M <= 8 || M == 16) && w.N <= 2048 && !detail::tcw_uses_pairs(w) && detail::tcv_wide_cluster_plan(M, w, act))
+      if ((M <= 8 || M == 16) && w.N <= 2048 && !pairs && detail::tcv_wide_cluster_plan(M, w, act))
         return Kernel::tcv;
     }
-    // From 32 M weights at M = 3..8 only k = 4 on tcw's pair table (half_cb) stays on tcw. At M = 5..8
+    // From 32 M weights at M = 3..8 only k = 4 on tcw's pair table (half_cb) stays on tcw, and only
+    // where tcv's grid is split (the last paragraph here). At M = 5..8
     // since tcv's out-of-line fixup (bench/results/2026-11-26-h100-tcvm8, tcv_pdl beside tcw_pdl):
     // Llama-3-70B q/o_proj 19.75-20.21 / 24.33-25.14 us against 23.34-23.47 / 25.78-25.96 at k = 2 / 3,
     // Llama-3-8B down 17.61-18.23 / 21.80-21.93 against 20.57-21.14 / 22.78-23.43; at k = 5 1.00-1.05x
@@ -282,6 +286,14 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     // (58.7 M: 17.02 vs 20.38), tcw ahead at k = 4 (23.62 vs 24.25, 20.88 vs 21.85); below 32 M tcw
     // wins at every width but on Qwen3 o_proj (8.4 M, 1.07-1.09x at k = 2, 5, while Llama-3-70B
     // k/v_proj, 8.4 M too, go the other way).
+    // Since tcv's workspace grids are cut to one wave, Llama-3-70B q/o_proj at M <= 16 is 512 CTAs of
+    // one slice launched stage-first, and tcv_pdl beat tcw at k = 4 too (bench/results/2026-11-27-h100-
+    // tcvwave/second, tcv_pdl beside automatic_pdl in the same run): 18.22 / 18.54 / 21.80 us against
+    // 22.83 / 23.42 / 23.80 at M = 3 / 4 / 8 (M = 5..7 between them; not re-measured as automatic_pdl;
+    // M = 16 stays on tcw, 24.24 against 30.64). Llama-3-8B down keeps tcw at k = 4 from M = 5 (its
+    // 3-slice grid: 22.49 against 21.54 at M = 8).
+    if (M >= 3 && M <= 8 && w.K >= 4096 && weights >= 32.0e6 && weights < 100.0e6 && detail::tcv_unsplit_wave(M, w, act))
+      return Kernel::tcv;
     const bool tcw_big_ok = detail::tcw_uses_pairs(w) || weights < 32.0e6;  // k = 4 on the pair table
     if (M >= 3 && M <= 8 && tcw_supported() && w.K >= 4096 && weights >= 8.0e6 && weights < 100.0e6 && tcw_big_ok &&
         !detail::tcv_latency_plan(M, w, act))

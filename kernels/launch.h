@@ -90,6 +90,9 @@ bool tcv_latency_plan(int64_t M, const TiledView& w, Act act);
 int tcv_early_splits(int64_t M, const TiledView& w, Act act);
 // The 128-k steps each warp of tcv's plan at M rows runs (K's steps over kw x splits, rounded up).
 int64_t tcv_warp_steps(int64_t M, const TiledView& w, Act act);
+// Whether tcv's plan at M rows is one slice per row tile in at most one wave of the slots, neither a
+// cluster nor a one-pass plan (Llama-3-70B q/o_proj's 512 CTAs at M <= 16 on an H100).
+bool tcv_unsplit_wave(int64_t M, const TiledView& w, Act act);
 // Whether tcv's plan is a cluster split-K grid of more than one CTA per SM (TcvPlan::cluster, not a
 // latency plan: clusters of <= 4 slices on up to 4 CTAs per SM, e.g. Qwen3 o_proj's 512 CTAs).
 bool tcv_wide_cluster_plan(int64_t M, const TiledView& w, Act act);

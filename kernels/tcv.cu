@@ -322,8 +322,9 @@ __device__ __noinline__ void tcv_fixup(const float* __restrict__ partials, int s
 // - kTcvWorkspace: the codebook and scales are staged (and, with LinearArgs::pdl, the previous work
 //   waited for) first, split K goes through the workspace (tcv_fixup), the next launch may start
 //   after the main loop (waiting CTAs beside a busy grid slowed it, bench/results/2026-11-25-h100-pdl3).
-//   Since tcv_plan cuts the workspace grids to one wave (bench/results/2026-11-27-h100-tcvwave), PDL
-//   launches of split grids are all kTcvEarly, and this mode runs without PDL;
+//   Since tcv_plan cuts the split branch's workspace grids to one wave (bench/results/2026-11-27-h100-
+//   tcvwave) those launch early under PDL; the large-N branch's split grids of several waves (e.g.
+//   Llama-3-70B gate_up, 896 tiles x 6 slices) still run this mode under PDL;
 // - kTcvUnsplit: the same for grids without split K, compiled from the code main had before
 //   tcv_fixup (its inline fixup never runs here), so that their SASS stays main's: every other
 //   tail of this kernel moved the register allocation and schedule of its main loop, and the
@@ -523,6 +524,10 @@ int64_t tcv_warp_steps(int64_t M, const TiledView& w, Act act) {
   const TcvPlan p = tcv_plan(M, w, act);
   const int64_t per = static_cast<int64_t>(p.kw) * p.splits;
   return (p.steps + per - 1) / per;
+}
+bool tcv_unsplit_wave(int64_t M, const TiledView& w, Act act) {
+  const TcvPlan p = tcv_plan(M, w, act);
+  return p.splits == 1 && !p.cluster && !p.short_k && p.tiles <= p.slots;
 }
 bool tcv_wide_cluster_plan(int64_t M, const TiledView& w, Act act) {
   const TcvPlan p = tcv_plan(M, w, act);

@@ -463,10 +463,11 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
   // tcv's grids that are neither cluster nor one-pass plans (clusters off), by launch_tcv_t's modes on
   // an H100: early split grids (kTcvEarly: {130, 2080} in 2 slices, {1032, 4096} in 4, {2048, 5120} in
   // 5, one wave each; {4096, 4096}, cut to one wave: 768 CTAs of 3 slices at M <= 8, 512 of 2 at
-  // M = 9, 16. Since the cut no PDL launch runs kTcvWorkspace: bench/results/2026-11-27-h100-tcvwave), an
+  // M = 9, 16, kTcvEarly since the cut: bench/results/2026-11-27-h100-tcvwave), an
   // unsplit grid of exactly the resident slots at M <= 8 ({50688, 256}: 792 CTAs, kTcvEarly; at
   // M = 9, 16 more than the 660 slots, kTcvUnsplit) and a multi-wave grid with a partial row tile
-  // ({60000, 256}: 938 unsplit CTAs at M = 9, 16, kTcvUnsplit; 2 slices of them at M = 1, 2).
+  // ({60000, 256}: 938 unsplit CTAs at M = 9, 16, kTcvUnsplit; 2 slices of them at M = 1, 2, the
+  // large-N branch's split grid of several waves, kTcvWorkspace).
   gpu::detail::force_no_clusters(true);
   check({gpu::Kernel::tcv}, "pdl tcv workspace and unsplit grids: ",
         {{130, 2080}, {1032, 4096}, {2048, 5120}, {4096, 4096}, {50688, 256}, {60000, 256}}, {1, 2, 9, 16});
@@ -636,14 +637,15 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
   }
 }
 
-TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4") {
-  // choose_kernel reads only the shape (no memory allocated). Llama-3-70B q_proj (8192 x 8192, 67 M
-  // weights) at M = 3..8: tcv at k = 2, 3, 5, tcw at k = 4 (bench/results/2026-11-26-h100-record-s17,
-  // -tcvm8, -tcvwave: there tcv's grid is 512 CTAs of one slice, launched stage-first); below 32 M GLM
-  // shared_experts.down (2048 x 10240, tcv's grid cut to one wave of 6 slices on an H100,
-  // bench/results/2026-11-27-h100-tcvwave) goes to tcv at M = 4 and at M = 8 but at k = 4, to tcw at
-  // M = 16 (4 steps per warp), and Llama-3-70B k_proj (1024 x 8192, tcv's early grid of 8 slices)
-  // goes to tcv at M = 5..8 but at k = 4.
+TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on tcv's split grids") {
+  // choose_kernel reads only the shape (no memory allocated). From 32 M weights at M = 3..8 tcv at
+  // k = 2, 3, 5 and tcw at k = 4 where tcv's grid is split: Llama-3-8B down (4096 x 14336, 58.7 M;
+  // 768 CTAs of 3 slices on an H100) at M = 5..8. Llama-3-70B q_proj (8192 x 8192, 67 M), whose grid
+  // is 512 CTAs of one slice on an H100, goes to tcv at every k (bench/results/2026-11-26-h100-
+  // record-s17, -tcvm8, bench/results/2026-11-27-h100-tcvwave). Below 32 M GLM shared_experts.down
+  // (2048 x 10240, tcv's grid cut to one wave of 6 slices on an H100) goes to tcv at M = 4 and at
+  // M = 8 but at k = 4, to tcw at M = 16 (4 steps per warp), and Llama-3-70B k_proj (1024 x 8192, tcv's
+  // early grid of 8 slices) goes to tcv at M = 5..8 but at k = 4.
   if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported()) return;
   const bool h100 = gpu::detail::device_sm_count() == 132;  // there no case below may skip
   TiledView w;
@@ -660,16 +662,22 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4") {
     CAPTURE(bits);
     w.bits = bits;
     const gpu::Kernel big = bits == 4 ? gpu::Kernel::tcw : gpu::Kernel::tcv;
-    check(8192, 8192, 3, big);
-    check(8192, 8192, 4, big);
-    check(8192, 8192, 6, big);
-    check(8192, 8192, 8, big);
-    check(2048, 10240, 4, gpu::Kernel::tcv);
-    check(2048, 10240, 8, big);
-    check(2048, 10240, 16, gpu::Kernel::tcw);
-    w.N = 1024;
-    w.K = 8192;
     if (h100) {
+      for (int64_t M : {3, 4, 6, 8}) {
+        w.N = 8192;
+        w.K = 8192;
+        CHECK(gpu::detail::tcv_unsplit_wave(M, w, Act::f16));
+        check(8192, 8192, M, gpu::Kernel::tcv);
+        w.N = 4096;
+        w.K = 14336;
+        CHECK_FALSE(gpu::detail::tcv_unsplit_wave(M, w, Act::f16));
+        if (M >= 5) check(4096, 14336, M, big);
+      }
+      check(2048, 10240, 4, gpu::Kernel::tcv);
+      check(2048, 10240, 8, big);
+      check(2048, 10240, 16, gpu::Kernel::tcw);
+      w.N = 1024;
+      w.K = 8192;
       CHECK(gpu::detail::tcv_early_splits(8, w, Act::f16) == 8);
       CHECK(gpu::choose_kernel(8, w, Act::f16, false, true) == big);
       CHECK(gpu::choose_kernel(4, w, Act::f16, false, true) == gpu::Kernel::tcv);
@@ -699,7 +707,6 @@ TEST_CASE("gpu: with PDL, tcv keeps its wide cluster grids of narrow rows at M =
         const bool wide = gpu::detail::tcv_wide_cluster_plan(M, w, Act::f16);
         if (h100) CHECK(wide);
         if (!wide) continue;
-        CHECK_FALSE(gpu::detail::tcv_latency_plan(M, w, Act::f16));
         const bool tcv = !(bits == 4 && half_cb) && (M <= 8 || M == 16);
         const gpu::Kernel want = tcv ? gpu::Kernel::tcv : gpu::Kernel::tcw;
         CHECK(gpu::choose_kernel(M, w, Act::f16, false, true) == want);

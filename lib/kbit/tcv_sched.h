@@ -104,7 +104,7 @@ inline TcvPlan tcv_plan_for(int64_t M, int64_t N, int64_t K, int bits, int64_t s
 //   -> 640 of kw = 1; experts.gate_up 15.16 -> 12.80; GLM experts.down 10.92 -> 8.92), at M = 3, 4
 //   0.96-1.18x (GLM experts.down 13.95 -> 11.81 at M = 3, GLM experts.gate_up 21.05 -> 21.91);
 // - without one (k = 5, k = 4 without the fp16 codebook, k = 2 above kTcvPairs2MaxM rows) while the
-//   current grid is below the slots: one wave at k = 5 lost 0.89-0.94x on experts.gate_up at M = 3,
+//   current grid is below the slots: one wave at k = 5 lost 0.89-0.99x on experts.gate_up at M = 3,
 //   4 (GLM M = 3 28.86 -> 32.28 us) against 1.06-1.12x on three of four shapes at M = 2.
 inline int grouped_tcv_kw(int64_t items, int64_t N, int64_t steps, int64_t slots, bool pair_table) {
   auto ctas = [&](int kw) { return items * ((N + tcv_rows_per_cta(kw) - 1) / tcv_rows_per_cta(kw)); };
@@ -120,8 +120,10 @@ inline int grouped_tcv_kw(int64_t items, int64_t N, int64_t steps, int64_t slots
 // dense.down and GLM o_proj (640 CTAs of 5 slices), 1.11-1.43x on the unsplit K = 512 grids (Qwen3
 // shared_expert.down, 64 CTAs; GLM kv_b_proj, 280); on the grids of 1.13-1.62 waves 0.89-1.04x
 // (Llama-3-8B q/o_proj, down, gate_up; GLM shared_experts). Not one slice per tile whose warps run
-// more than 8 steps: Llama-3-70B q/o_proj and down at M = 3..16 (512 CTAs, 16 and 56 steps per warp)
-// lost 0.68-0.90x early, and won 1.08-1.24x launched stage-first (bench/results/2026-11-27-h100-tcvwave).
+// more than 8 steps: Llama-3-70B q/o_proj and down (512 CTAs, 16 and 56 steps per warp), cut to one
+// wave, measured tcv_pdl 0.68-0.90x against the uncut plans at M = 3..8 when launched early (q/o_proj
+// at M = 16 0.90-1.06x) and 0.96-1.31x launched stage-first (q/o_proj 1.06-1.31x; down at M = 8, k = 3
+// 0.956x; bench/results/2026-11-27-h100-tcvwave, first/ and second/).
 inline bool tcv_early_launch(const TcvPlan& p) {
   return !p.cluster && !p.short_k && p.tiles * p.splits <= p.slots && !(p.splits == 1 && p.steps > 8 * p.kw);
 }
