@@ -243,8 +243,9 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     if (M == 1 && w.K <= 512 && detail::gemv_fits(w)) return Kernel::gemv;
     if (M >= 3 && M <= 16 && w.K >= 4096 && weights < 8.0e6) return Kernel::tcv;
     if (M >= (w.bits == 3 ? 3 : 2) && M <= 16 && w.K <= 512 && w.N <= 2048) return Kernel::tcv;
-    if (M >= 3 && M <= 16 && w.K >= 4096) {  // split grids only: no unsplit one of such rows was measured
-      const int early = detail::tcv_early_splits(M, w, act);
+    if (M >= 3 && M <= 16 && w.K >= 4096) {
+      const TcvPlan tp = detail::tcv_plan_of(M, w, act);  // once: every rule below asks it
+      const int early = tcv_early_splits(tp);  // split grids only: no unsplit one of such rows was measured
       // At M = 5..8 the 8-slice grids of Llama-3-70B k/v_proj beat tcw at k = 2, 3, 5 as well: 5.75-5.85
       // / 6.59-6.64 / 7.14-7.60 us against 6.34-6.38 / 6.70-6.80 / 8.07-8.24, not at k = 4 on tcw's
       // pair table (7.33 against 6.78 at M = 8; bench/results/2026-11-26-h100-tcvm8).
@@ -257,7 +258,7 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
       // shared_experts.down at M = 16 (5 slices, 4 steps per warp) lost at k = 4, 5 (14.00 against
       // 11.55 us, 0.958x) and gained only 1.03-1.04x at k = 2, 3; Qwen3 dense.down's 2 steps won
       // (8.67 against 9.26 at k = 4 in -tcvearly/final).
-      const int64_t warp_steps = detail::tcv_warp_steps(M, w, act);
+      const int64_t warp_steps = tcv_warp_steps(tp);
       const bool pairs = detail::tcw_uses_pairs(w);
       if (early >= 2 && (M <= 4 || (M <= 8 && (early <= 5 || !pairs) && !(pairs && warp_steps > 8)) ||
                          (early <= 5 && warp_steps <= 2)))
@@ -271,33 +272,31 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
       // k = 4 on tcw, 6.28 against tcv_pdl's 6.81 at M = 4 in -tcvearly/final). M = 9..15 stay on tcw:
       // M = 12 lost at k = 2, 5 (6.23 -> 6.38, 7.99 -> 8.15). N <= 2048: wider cluster grids
       // (Llama-3-8B q/o_proj, 4096 x 4096, where the slots allow) were not measured against tcw.
-      if ((M <= 8 || M == 16) && w.N <= 2048 && !pairs && detail::tcv_wide_cluster_plan(M, w, act))
+      if ((M <= 8 || M == 16) && w.N <= 2048 && !pairs && tcv_wide_cluster(tp))
         return Kernel::tcv;
+      // From 32 M weights at M = 3..8 only k = 4 on tcw's pair table (half_cb) stays on tcw, and only
+      // where tcv's grid is split (the last paragraph here). At M = 5..8
+      // since tcv's out-of-line fixup (bench/results/2026-11-26-h100-tcvm8, tcv_pdl beside tcw_pdl):
+      // Llama-3-70B q/o_proj 19.75-20.21 / 24.33-25.14 us against 23.34-23.47 / 25.78-25.96 at k = 2 / 3,
+      // Llama-3-8B down 17.61-18.23 / 21.80-21.93 against 20.57-21.14 / 22.78-23.43; at k = 5 1.00-1.05x
+      // but 0.98x on Llama-3-70B q/o_proj at M = 8; tcw ahead at k = 4 (23.89 against 26.93 at M = 8).
+      // At M = 3, 4 the record of
+      // 2026-11-26 (bench/results/2026-11-26-h100-record-s17, tcw_pdl beside tcv_pdl) has tcv_pdl ahead
+      // at k = 2, 3, 5 on Llama-3-70B q/o_proj (67 M: 18.97 vs 23.34 us at k = 2) and Llama-3-8B down
+      // (58.7 M: 17.02 vs 20.38), tcw ahead at k = 4 (23.62 vs 24.25, 20.88 vs 21.85); below 32 M tcw
+      // wins at every width but on Qwen3 o_proj (8.4 M, 1.07-1.09x at k = 2, 5, while Llama-3-70B
+      // k/v_proj, 8.4 M too, go the other way).
+      // Since tcv's workspace grids are cut to one wave, Llama-3-70B q/o_proj at M <= 16 is 512 CTAs of
+      // one slice launched stage-first, and tcv_pdl beat tcw at k = 4 too (bench/results/2026-11-27-h100-
+      // tcvwave/second, tcv_pdl beside automatic_pdl in the same run): 18.22 / 18.54 / 21.80 us against
+      // 22.83 / 23.42 / 23.80 at M = 3 / 4 / 8 (M = 5..7 between them; not re-measured as automatic_pdl;
+      // M = 16 stays on tcw, 24.24 against 30.64). Llama-3-8B down keeps tcw at k = 4 from M = 5 (its
+      // 3-slice grid: 22.49 against 21.54 at M = 8).
+      if (M <= 8 && weights >= 32.0e6 && weights < 100.0e6 && tcv_unsplit_wave(tp)) return Kernel::tcv;
+      const bool tcw_big_ok = pairs || weights < 32.0e6;  // k = 4 on the pair table
+      if (M <= 8 && tcw_supported() && weights >= 8.0e6 && weights < 100.0e6 && tcw_big_ok && !tcv_latency(tp))
+        return Kernel::tcw;
     }
-    // From 32 M weights at M = 3..8 only k = 4 on tcw's pair table (half_cb) stays on tcw, and only
-    // where tcv's grid is split (the last paragraph here). At M = 5..8
-    // since tcv's out-of-line fixup (bench/results/2026-11-26-h100-tcvm8, tcv_pdl beside tcw_pdl):
-    // Llama-3-70B q/o_proj 19.75-20.21 / 24.33-25.14 us against 23.34-23.47 / 25.78-25.96 at k = 2 / 3,
-    // Llama-3-8B down 17.61-18.23 / 21.80-21.93 against 20.57-21.14 / 22.78-23.43; at k = 5 1.00-1.05x
-    // but 0.98x on Llama-3-70B q/o_proj at M = 8; tcw ahead at k = 4 (23.89 against 26.93 at M = 8).
-    // At M = 3, 4 the record of
-    // 2026-11-26 (bench/results/2026-11-26-h100-record-s17, tcw_pdl beside tcv_pdl) has tcv_pdl ahead
-    // at k = 2, 3, 5 on Llama-3-70B q/o_proj (67 M: 18.97 vs 23.34 us at k = 2) and Llama-3-8B down
-    // (58.7 M: 17.02 vs 20.38), tcw ahead at k = 4 (23.62 vs 24.25, 20.88 vs 21.85); below 32 M tcw
-    // wins at every width but on Qwen3 o_proj (8.4 M, 1.07-1.09x at k = 2, 5, while Llama-3-70B
-    // k/v_proj, 8.4 M too, go the other way).
-    // Since tcv's workspace grids are cut to one wave, Llama-3-70B q/o_proj at M <= 16 is 512 CTAs of
-    // one slice launched stage-first, and tcv_pdl beat tcw at k = 4 too (bench/results/2026-11-27-h100-
-    // tcvwave/second, tcv_pdl beside automatic_pdl in the same run): 18.22 / 18.54 / 21.80 us against
-    // 22.83 / 23.42 / 23.80 at M = 3 / 4 / 8 (M = 5..7 between them; not re-measured as automatic_pdl;
-    // M = 16 stays on tcw, 24.24 against 30.64). Llama-3-8B down keeps tcw at k = 4 from M = 5 (its
-    // 3-slice grid: 22.49 against 21.54 at M = 8).
-    if (M >= 3 && M <= 8 && w.K >= 4096 && weights >= 32.0e6 && weights < 100.0e6 && detail::tcv_unsplit_wave(M, w, act))
-      return Kernel::tcv;
-    const bool tcw_big_ok = detail::tcw_uses_pairs(w) || weights < 32.0e6;  // k = 4 on the pair table
-    if (M >= 3 && M <= 8 && tcw_supported() && w.K >= 4096 && weights >= 8.0e6 && weights < 100.0e6 && tcw_big_ok &&
-        !detail::tcv_latency_plan(M, w, act))
-      return Kernel::tcw;
   }
   // kbit-bench on the H100 (bench/results/2026-11-23-h100-tcv): the scalar gemv wins at M = 1..2
   // except on short rows (K <= 512: tcv 4.0 vs 4.8 us on Qwen3 shared_expert.down); at M = 4 tcv

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kbit/gpu.h"
+#include "kbit/tcv_sched.h"
 
 namespace kbit::gpu::detail {
 
@@ -85,17 +86,9 @@ bool tcv_short_k_pass(int64_t M, const TiledView& w, Act act);
 // Whether tcv's plan is one of its latency plans: the one pass above, or a cluster split-K grid of
 // at most one CTA per SM (TcvPlan::cluster on small weights).
 bool tcv_latency_plan(int64_t M, const TiledView& w, Act act);
-// The K slices of tcv's plan at M rows where a PDL launch starts it early (tcv_early_launch; 1 on an
-// unsplit grid), else 0.
-int tcv_early_splits(int64_t M, const TiledView& w, Act act);
-// The 128-k steps each warp of tcv's plan at M rows runs (K's steps over kw x splits, rounded up).
-int64_t tcv_warp_steps(int64_t M, const TiledView& w, Act act);
-// Whether tcv's plan at M rows is one slice per row tile in at most one wave of the slots, neither a
-// cluster nor a one-pass plan (Llama-3-70B q/o_proj's 512 CTAs at M <= 16 on an H100).
-bool tcv_unsplit_wave(int64_t M, const TiledView& w, Act act);
-// Whether tcv's plan is a cluster split-K grid of more than one CTA per SM (TcvPlan::cluster, not a
-// latency plan: clusters of <= 4 slices on up to 4 CTAs per SM, e.g. Qwen3 o_proj's 512 CTAs).
-bool tcv_wide_cluster_plan(int64_t M, const TiledView& w, Act act);
+// tcv's plan at M rows on this GPU (lib/kbit/tcv_sched.h: tcv_plan_for and the queries on a plan),
+// for a caller that asks it several questions at once.
+TcvPlan tcv_plan_of(int64_t M, const TiledView& w, Act act);
 // Tests only: 1 makes the dense tcv take the k = 4 pair table (k = 3: at M <= kTcvPairs3MaxM)
 // whatever the size (small shapes then exercise it; k = 2 follows its M rule either way), 0 restores
 // the size rule. Applies to the whole process.

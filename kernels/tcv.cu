@@ -512,27 +512,8 @@ TcvPlan tcv_plan(int64_t M, const TiledView& w, Act act) {
 }  // namespace
 
 bool tcv_short_k_pass(int64_t M, const TiledView& w, Act act) { return tcv_plan(M, w, act).short_k; }
-bool tcv_latency_plan(int64_t M, const TiledView& w, Act act) {
-  const TcvPlan p = tcv_plan(M, w, act);
-  return p.short_k || (p.cluster && p.tiles * p.splits <= device_sm_count());
-}
-int tcv_early_splits(int64_t M, const TiledView& w, Act act) {
-  const TcvPlan p = tcv_plan(M, w, act);
-  return tcv_early_launch(p) ? p.splits : 0;
-}
-int64_t tcv_warp_steps(int64_t M, const TiledView& w, Act act) {
-  const TcvPlan p = tcv_plan(M, w, act);
-  const int64_t per = static_cast<int64_t>(p.kw) * p.splits;
-  return (p.steps + per - 1) / per;
-}
-bool tcv_unsplit_wave(int64_t M, const TiledView& w, Act act) {
-  const TcvPlan p = tcv_plan(M, w, act);
-  return p.splits == 1 && !p.cluster && !p.short_k && p.tiles <= p.slots;
-}
-bool tcv_wide_cluster_plan(int64_t M, const TiledView& w, Act act) {
-  const TcvPlan p = tcv_plan(M, w, act);
-  return p.cluster && p.tiles * p.splits > device_sm_count();
-}
+bool tcv_latency_plan(int64_t M, const TiledView& w, Act act) { return tcv_latency(tcv_plan(M, w, act)); }
+TcvPlan tcv_plan_of(int64_t M, const TiledView& w, Act act) { return tcv_plan(M, w, act); }
 
 namespace {
 

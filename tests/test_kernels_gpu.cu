@@ -666,11 +666,11 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
       for (int64_t M : {3, 4, 6, 8}) {
         w.N = 8192;
         w.K = 8192;
-        CHECK(gpu::detail::tcv_unsplit_wave(M, w, Act::f16));
+        CHECK(tcv_unsplit_wave(gpu::detail::tcv_plan_of(M, w, Act::f16)));
         check(8192, 8192, M, gpu::Kernel::tcv);
         w.N = 4096;
         w.K = 14336;
-        CHECK_FALSE(gpu::detail::tcv_unsplit_wave(M, w, Act::f16));
+        CHECK_FALSE(tcv_unsplit_wave(gpu::detail::tcv_plan_of(M, w, Act::f16)));
         if (M >= 5) check(4096, 14336, M, big);
       }
       check(2048, 10240, 4, gpu::Kernel::tcv);
@@ -678,7 +678,7 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
       check(2048, 10240, 16, gpu::Kernel::tcw);
       w.N = 1024;
       w.K = 8192;
-      CHECK(gpu::detail::tcv_early_splits(8, w, Act::f16) == 8);
+      CHECK(tcv_early_splits(gpu::detail::tcv_plan_of(8, w, Act::f16)) == 8);
       CHECK(gpu::choose_kernel(8, w, Act::f16, false, true) == big);
       CHECK(gpu::choose_kernel(4, w, Act::f16, false, true) == gpu::Kernel::tcv);
       CHECK(gpu::choose_kernel(16, w, Act::f16, false, true) == gpu::Kernel::tcw);
@@ -704,7 +704,7 @@ TEST_CASE("gpu: with PDL, tcv keeps its wide cluster grids of narrow rows at M =
         CAPTURE(M);
         w.half_cb = half_cb;
         w.bits = bits;
-        const bool wide = gpu::detail::tcv_wide_cluster_plan(M, w, Act::f16);
+        const bool wide = tcv_wide_cluster(gpu::detail::tcv_plan_of(M, w, Act::f16));
         if (h100) CHECK(wide);
         if (!wide) continue;
         const bool tcv = !(bits == 4 && half_cb) && (M <= 8 || M == 16);

@@ -225,3 +225,33 @@ TEST_CASE("grouped tcv: the in-CTA K split stays in one wave with a pair table")
           if (table && kw > 1) CHECK(items * ((N + rows - 1) / rows) <= kH100Slots);
         }
 }
+
+TEST_CASE("tcv plan: what dispatch asks of the measured H100 plans") {
+  // The queries kernels/api.cu's PDL rules ask of one plan (lib/kbit/tcv_sched.h).
+  // Qwen3 k_proj (512 x 2048): a cluster of 64 CTAs, a latency plan.
+  const kbit::TcvPlan k = kbit::tcv_plan_for(4, 512, 2048, 4, kH100Slots, kH100Sms);
+  CHECK(kbit::tcv_latency(k));
+  CHECK_FALSE(kbit::tcv_wide_cluster(k));
+  // Qwen3 o_proj (2048 x 4096): 512 CTAs in clusters of 4, not a latency plan.
+  const kbit::TcvPlan o = kbit::tcv_plan_for(4, 2048, 4096, 4, kH100Slots, kH100Sms);
+  CHECK(kbit::tcv_wide_cluster(o));
+  CHECK_FALSE(kbit::tcv_latency(o));
+  CHECK(kbit::tcv_early_splits(o) == 0);
+  // Qwen3 dense.down (2048 x 5120): an early grid of 5 slices, 2 steps per warp.
+  const kbit::TcvPlan d = kbit::tcv_plan_for(4, 2048, 5120, 4, kH100Slots, kH100Sms);
+  CHECK(kbit::tcv_early_splits(d) == 5);
+  CHECK(kbit::tcv_warp_steps(d) == 2);
+  CHECK_FALSE(kbit::tcv_unsplit_wave(d));
+  // Llama-3-8B down (4096 x 14336): cut to an early grid of 3 slices, 10 steps per warp.
+  const kbit::TcvPlan dn = kbit::tcv_plan_for(8, 4096, 14336, 4, kH100Slots, kH100Sms);
+  CHECK(kbit::tcv_early_splits(dn) == 3);
+  CHECK(kbit::tcv_warp_steps(dn) == 10);
+  // Llama-3-70B q_proj (8192 x 8192): one slice per tile in one wave, 16 steps per warp, not early.
+  const kbit::TcvPlan q = kbit::tcv_plan_for(4, 8192, 8192, 4, kH100Slots, kH100Sms);
+  CHECK(kbit::tcv_unsplit_wave(q));
+  CHECK(kbit::tcv_warp_steps(q) == 16);
+  CHECK(kbit::tcv_early_splits(q) == 0);
+  CHECK_FALSE(kbit::tcv_latency(q));
+  // Llama-3-8B gate_up (28672 x 4096): unsplit but more than one wave.
+  CHECK_FALSE(kbit::tcv_unsplit_wave(kbit::tcv_plan_for(4, 28672, 4096, 4, kH100Slots, kH100Sms)));
+}

@@ -29,6 +29,7 @@ struct TcvPlan {
   bool cluster = false;  // the splits of a row tile are one thread-block cluster (no workspace)
   int64_t slots = 0;     // the resident CTA slots the plan was made for
   int64_t steps = 0;     // the 128-k steps of K
+  int64_t sms = 0;       // the SMs of the GPU it was made for
 };
 
 // The launch shape for M tokens of an N x K weight of `bits` when `slots` CTAs fit on a GPU of
@@ -60,6 +61,7 @@ inline TcvPlan tcv_plan_for(int64_t M, int64_t N, int64_t K, int bits, int64_t s
   TcvPlan p;
   p.slots = slots;
   p.steps = steps;
+  p.sms = sms;
   p.kw = parts >= 4 ? 4 : parts >= 2 ? 2 : 1;
   const int64_t rows = tcv_rows_per_cta(p.kw);
   p.tiles = (N + rows - 1) / rows;
@@ -126,6 +128,24 @@ inline int grouped_tcv_kw(int64_t items, int64_t N, int64_t steps, int64_t slots
 // 0.956x; bench/results/2026-11-27-h100-tcvwave, first/ and second/).
 inline bool tcv_early_launch(const TcvPlan& p) {
   return !p.cluster && !p.short_k && p.tiles * p.splits <= p.slots && !(p.splits == 1 && p.steps > 8 * p.kw);
+}
+
+// What dispatch (kernels/api.cu) asks of a plan:
+// - a latency plan: the one pass, or a cluster split-K grid of at most one CTA per SM;
+inline bool tcv_latency(const TcvPlan& p) { return p.short_k || (p.cluster && p.tiles * p.splits <= p.sms); }
+// - a cluster grid of more than one CTA per SM (clusters of <= 4 slices, e.g. Qwen3 o_proj's 512 CTAs);
+inline bool tcv_wide_cluster(const TcvPlan& p) { return p.cluster && p.tiles * p.splits > p.sms; }
+// - one slice per row tile in at most one wave, neither cluster nor one pass (Llama-3-70B q/o_proj's
+//   512 CTAs at M <= 16 on an H100);
+inline bool tcv_unsplit_wave(const TcvPlan& p) {
+  return p.splits == 1 && !p.cluster && !p.short_k && p.tiles <= p.slots;
+}
+// - the K slices of a grid a PDL launch starts early (1 on an unsplit grid), else 0;
+inline int tcv_early_splits(const TcvPlan& p) { return tcv_early_launch(p) ? p.splits : 0; }
+// - the 128-k steps each warp runs (K's steps over kw x splits, rounded up).
+inline int64_t tcv_warp_steps(const TcvPlan& p) {
+  const int64_t per = static_cast<int64_t>(p.kw) * p.splits;
+  return (p.steps + per - 1) / per;
 }
 
 }  // namespace kbit
