@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Experiment (arms of one build, environment knob KBIT_EXP_TCV_WAVE, not for main): tcv's split-K
+# [The knob was never committed and the cut is now unconditional (tcv_plan_for), so on main both arms
+# run the same plan; the script is the record of bench/results/2026-11-27-h100-tcvwave/first, second.]
 # grids of more than one wave cut their K slices to fit one wave of the resident slots (tiles x splits
 # <= slots; unsplit where one slice per tile is all that fits), as tcw's split count is rounded down.
 # Llama-3-70B q/o_proj and down at M = 4 run 1024 CTAs of 2 slices on 792 slots (1.29 waves) -> 512
