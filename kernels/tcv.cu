@@ -21,10 +21,12 @@
 // k = 2, 3 decode by register lookups instead (tcv_map.h's bt_* map): per block and row the scaled
 // codebook is packed once into byte tables of 2 or 4 registers, and PRMTs on them give two weights
 // in ~1.1 instructions (block_table_pairs) where the shared-memory codebook costs ~3.5 per weight.
-// With TiledView::half_cb, k = 4 decodes by the pair table of tcv_decode.cuh (PR), as tcw does, k = 3
-// by its first 128 rows (grouped always, dense from 32 M weights at M <= 4), and k = 2 at M <= 4 (the
-// grouped kernel: <= 4 rows per expert) by the 64-byte table of adjacent element pairs (PR,
-// pair2_lds: its own k-slot map).
+// With TiledView::half_cb, k = 3 and 4 decode by a pair table of tcv_decode.cuh (PR; k = 3 grouped
+// always, dense from 32 M weights at M <= 4): the table of adjacent element pairs (stage_adj_table,
+// frag_from_adj: the B registers are the activation words as loaded) in the grouped kernel and the
+// dense k = 3 one, block_nibbles' table (as tcw; its pairs need PRMT joins of activation halves) in
+// the dense k = 4 one; and k = 2 at M <= 4 (the grouped kernel: <= 4 rows per expert) by the 64-byte
+// table of adjacent element pairs (PR, pair2_lds: its own k-slot map).
 // Numerics equal the mma kernel's: W' = cb * scale in fp32, rounded once to the activation dtype,
 // fp32 accumulation -- except the pair tables: W' = rn(rn(cb) * scale), two roundings.
 #include <algorithm>
@@ -121,14 +123,18 @@ __device__ __forceinline__ void tcv_each(const TcvLane& L, int64_t N, int M, F&&
 // [0, M) of A (M <= 8 NT). On return the ks == 0 warps hold the CTA's sums in acc.
 // PR (k = 3, 4, TiledView::half_cb): the pair-table decode (tcv_decode.cuh) from `pairs`, a 32 KB
 // (k = 3: 16 KB) dynamic shared-memory table this function stages while the first step's weights
-// are in flight; at k = 2 the 64-byte table sm.pairs2 of adjacent element pairs (pair2_lds). VEC
-// (the grouped kernel): the k = 3, 4 table by stage_pair_table_vec, fully unrolled.
+// are in flight; at k = 2 the 64-byte table sm.pairs2 of adjacent element pairs (pair2_lds). VEC:
+// the grouped kernel (the table of adjacent pairs at k = 3, 4; the dense kernel at k = 3 only).
 template <Act ACT, int KB, int NT, bool PR, bool LATE, bool VEC, class Stage>
 __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits<ACT>::T* __restrict__ A, int M,
                                          const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
                                          int64_t N, int64_t K, const TcvLane& L, int kw, int64_t sb, int64_t se,
                                          TcvSmem& sm, uint4* pairs, float (&acc)[NT][4]) {
   using T = typename ActTraits<ACT>::T;
+  // The k = 3, 4 table of adjacent pairs (stage_adj_table, frag_from_adj) in the grouped kernel and
+  // the dense k = 3 one; the dense k = 4 kernel keeps block_nibbles' table (stage_pair_table,
+  // frag_from_pairs), which measured faster there (bench/results/2026-11-27-h100-tcvadj).
+  constexpr bool ADJ = VEC || KB == 3;
   const int g = L.g, q = L.q, rw = L.rw, rg = L.rg, ks = L.ks;
   const int64_t n_lo = L.n_lo, n_hi = L.n_hi;
   const int64_t kblocks = k_blocks(K), ktiles = k_tiles(K);
@@ -183,8 +189,8 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
       stage_pair_table2<ACT>(sm.cb, sm.pairs2);
       pair_base = static_cast<uint32_t>(__cvta_generic_to_shared(sm.pairs2));
     } else {
-      if constexpr (VEC)
-        stage_pair_table_vec<ACT, kTcvThreads, kPairTableRows<KB> * 8 / kTcvThreads, KB>(sm.cb, pairs);
+      if constexpr (ADJ)
+        stage_adj_table<ACT, KB>(sm.cb, pairs);
       else
         stage_pair_table<ACT, KB>(sm.cb, pairs);
       pair_base = static_cast<uint32_t>(__cvta_generic_to_shared(pairs)) + 4 * (threadIdx.x % 32);
@@ -236,15 +242,27 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
           for (int t = 0; t < NT; ++t) mma16816<ACT>(acc[t], a, word_at(ac[t], 4 * c + s0), word_at(ac[t], 4 * c + s0 + 1));
         }
       } else {
-        // Pair table (k = 3, 4): A registers from frag_from_pairs (the bt_* map of k <= 3), B
-        // registers joined as in the byte-table path below.
-        block_nibbles<KB>(wc[0], Tn[0]);
-        block_nibbles<KB>(wc[1], Tn[1]);
+        if constexpr (!ADJ) {
+          block_nibbles<KB>(wc[0], Tn[0]);
+          block_nibbles<KB>(wc[1], Tn[1]);
+#pragma unroll
+          for (int i = 0; i < tcv::kMmasPerStep; ++i) {
+            uint32_t a[4];
+            frag_from_pairs<ACT>(Tn, sc2, pair_base, i, a);
+            mma_bt<ACT, NT>(acc, a, ac, i);
+          }
+          continue;
+        }
+        // Adjacent-pair table (k = 3, 4): A registers from frag_from_adj, whose pairs are the
+        // activation words 2i and 2i + 1 of the block as loaded.
+        block_adjacent_nibbles<KB>(wc[0], Tn[0]);
+        block_adjacent_nibbles<KB>(wc[1], Tn[1]);
 #pragma unroll
         for (int i = 0; i < tcv::kMmasPerStep; ++i) {
           uint32_t a[4];
-          frag_from_pairs<ACT>(Tn, sc2, pair_base, i, a);
-          mma_bt<ACT, NT>(acc, a, ac, i);
+          frag_from_adj<ACT>(Tn, sc2, pair_base, i, a);
+#pragma unroll
+          for (int t = 0; t < NT; ++t) mma16816<ACT>(acc[t], a, word_at(ac[t], 2 * i), word_at(ac[t], 2 * i + 1));
         }
       }
       continue;
@@ -466,6 +484,8 @@ std::atomic<int> g_tcv_force_pairs{0};  // tcv_force_pairs (tests)
 
 // The dense kernel's choice of decode at this M (launch.h: tcv_uses_pairs).
 bool tcv_pairs(const TiledView& w, int64_t M) { return tcv_uses_pairs(w, false, M); }
+// (k = 3 reserves the 16 KB of kPairTableBytes<3>, the plans' occupancy as measured; its table of
+// adjacent pairs fills the first 8 KB.)
 constexpr int tcv_dyn_smem(int kb, bool pr) {
   return pr && kb == 4 ? kPairTableBytes<4> : pr && kb == 3 ? kPairTableBytes<3> : 0;
 }

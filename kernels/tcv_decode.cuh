@@ -186,6 +186,58 @@ __device__ __forceinline__ void frag_from_pairs(const uint32_t (&T)[2][4], const
 }
 
 // ---------------------------------------------------------------------------------------------
+// The adjacent-pair table of k = 3, 4 (tcv, dense and grouped; tcw keeps the table above): entry v
+// is (cb[adjacent_nibble_lo(v)], cb[adjacent_nibble_hi(v)]) rounded to the activation type, each
+// entry repeated in 32 consecutive words as above, indexed by the codes of block_adjacent_nibbles
+// (lib/kbit/block_decode.h), whose pairs are adjacent elements: the mma's B registers are then the
+// activation words as loaded, where the table above needs two PRMT joins per mma and n8 tile
+// (16 per warp step at M <= 8). Same numerics: W' = rn(rn(cb) * dec). k = 3 codes are < 64: rows
+// 0..63 (8 KB) are staged.
+template <int KB>
+inline constexpr int kAdjTableRows = KB == 3 ? 64 : 256;
+
+// Stage it from the fp32 codebook in shared memory with all 128 threads of the CTA; the caller
+// synchronises before and after. Thread t stores the 16-byte vectors t + 128 j, entries
+// v = t / 8 + 16 j: the low nibble of v is fixed per thread, so the codebook values it needs are
+// the 4 of each half picked by v's high bits (bits 4, 6 and 5, 7), read once; each vector is then
+// one pack and one store.
+template <Act ACT, int KB>
+__device__ __forceinline__ void stage_adj_table(const float* cb_s, uint4* table) {
+  constexpr int kThreads = 128, kPer = kAdjTableRows<KB> * 8 / kThreads;  // 16 (k = 4), 4 (k = 3)
+  const int t = threadIdx.x, v0 = t / 8;  // 0..15
+  constexpr int kM = KB == 3 ? 2 : 4;  // k = 3: v < 64, so index bit 3 stays clear
+  float lo[kM], hi[kM];
+#pragma unroll
+  for (int m = 0; m < kM; ++m) {  // m: bits 4, 6 (lo) or 5, 7 (hi) of v as index bits 2, 3
+    lo[m] = cb_s[adjacent_nibble_lo(v0) | m << 2];
+    hi[m] = cb_s[adjacent_nibble_hi(v0) | m << 2];
+  }
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {  // v = v0 + 16 j: j's bits 0, 2 are index bits 2, 3 of lo; 1, 3 of hi
+    const uint32_t v = pack2<ACT>(lo[adjacent_nibble_lo(j)], hi[adjacent_nibble_hi(j)]);
+    table[t + kThreads * j] = make_uint4(v, v, v, v);
+  }
+}
+
+// The A fragment of mma i (0..7) from the codes Q[j] (block_adjacent_nibbles) of rows g (j = 0)
+// and g + 8 (j = 1): the pairs at elements 4i (k-slots 2q, 2q + 1: registers 0, 1) and 4i + 2
+// (slots 2q + 8, 2q + 9: registers 2, 3) of the lane's block q, i.e. pair m = 2i, 2i + 1 in byte m / 4
+// of Q[j][m % 4], scaled by the packed block scales sc2[j]; the B registers of the same mma are
+// activation words 2i and 2i + 1 of the block. lane_base: the table's shared-window address plus 4 * lane.
+template <Act ACT>
+__device__ __forceinline__ void frag_from_adj(const uint32_t (&Q)[2][4], const uint32_t (&sc2)[2],
+                                              uint32_t lane_base, int i, uint32_t (&a)[4]) {
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const int m = 2 * i + r / 2;
+    const uint32_t e = __byte_perm(Q[r & 1][m % 4], 0u, 0x4440u + m / 4);
+    uint32_t v;
+    asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(lane_base + 128u * e));
+    a[r] = mul2<ACT>(v, sc2[r & 1]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // k = 2 pair table (tcv with TiledView::half_cb): the 16 codebook pairs of block_adjacent_pairs2's
 // codes, entry v = (cb[adjacent_pair_lo(v)], cb[adjacent_pair_hi(v)]) rounded to the activation type,
 // one 32-bit word each -- 64 bytes in distinct banks, so a warp's loads never conflict whatever the

@@ -2,10 +2,12 @@
 // on the CPU against the reference unpack_index of FORMAT §5 for every element of every block.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "kbit/block_decode.h"
 #include "kbit/format.h"
@@ -144,6 +146,47 @@ TEST_CASE("block_adjacent_pairs2: byte c of Q[s] codes the pair at element 8c + 
   int seen = 0;
   for (int v = 0; v < 16; ++v) seen |= 1 << (kbit::adjacent_pair_lo(v) | kbit::adjacent_pair_hi(v) << 2);
   CHECK(seen == 0xFFFF);
+}
+
+TEST_CASE("block_adjacent_nibbles: byte c of Q[s] codes the pair at element 8c + 2s, k = 3, 4") {
+  auto run = [](auto kb_tag, uint64_t seed) {
+    constexpr int KB = decltype(kb_tag)::value;
+    CAPTURE(KB);
+    // Mismatches between Q of the planes w and the indices unpack_index reads from them.
+    auto bad_of = [](const uint32_t (&w)[KB]) {
+      uint32_t Q[4];
+      kbit::block_adjacent_nibbles<KB>(w, Q);
+      int bad = 0;
+      for (int c = 0; c < 4; ++c)
+        for (int s = 0; s < 4; ++s) {
+          const int e = 8 * c + 2 * s, v = kbit::offset_byte(Q[s], c);
+          bad += kbit::adjacent_nibble_lo(v) != kbit::unpack_index(w, e, KB) ||
+                 kbit::adjacent_nibble_hi(v) != kbit::unpack_index(w, e + 1, KB) || (KB == 3 && v >= 64);
+        }
+      return bad;
+    };
+    uint32_t w[KB] = {};
+    CHECK(bad_of(w) == 0);
+    for (int b = 0; b < KB; ++b)
+      for (int j = 0; j < 32; ++j) {  // every plane bit alone lands in its element's bits only
+        uint32_t one[KB] = {};
+        one[b] = 1u << j;
+        CHECK_MESSAGE(bad_of(one) == 0, "plane ", b, " bit ", j);
+      }
+    kbit::Rng rng(seed);
+    int bad = 0;
+    for (int n = 0; n < 20000; ++n) {
+      for (int b = 0; b < KB; ++b) w[b] = static_cast<uint32_t>(rng.next());
+      bad += bad_of(w);
+    }
+    CHECK(bad == 0);
+  };
+  run(std::integral_constant<int, 3>{}, 0xAD03);
+  run(std::integral_constant<int, 4>{}, 0xAD04);
+  // the 256 codes name 256 distinct index pairs (the k = 4 table has one entry per pair)
+  std::vector<int> seen(256, 0);
+  for (int v = 0; v < 256; ++v) seen[size_t(kbit::adjacent_nibble_lo(v) | kbit::adjacent_nibble_hi(v) << 4)]++;
+  CHECK(std::count(seen.begin(), seen.end(), 1) == 256);
 }
 
 TEST_CASE("block_table_pairs: every element gets its own table entry, k = 2, 3") {

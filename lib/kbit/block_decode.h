@@ -90,6 +90,31 @@ KBIT_HD_INLINE void block_adjacent_pairs2(const uint32_t (&w)[2], uint32_t (&Q)[
   Q[3] = (Y >> (4 - kLo)) & kMask;  // 8c + 6, 8c + 7
 }
 
+// k = 3, 4 (tcv's pair table): codes of *adjacent* element pairs (2j, 2j + 1), as block_nibbles
+// codes the pairs (8c + r, 8c + 4 + r), in the same four delta swaps -- of 2-bit fields (a 4 x 4
+// transpose of planes x fields within each byte) instead of single bits. Byte c of Q[s] codes the
+// pair at element 8c + 2s: bit 2b is bit b of element 8c + 2s's index, bit 2b + 1 bit b of element
+// 8c + 2s + 1's (adjacent_nibble_lo, _hi read them back). At k = 3 bits 6 and 7 are clear: codes
+// < 64. Activation word j of the block (elements 2j, 2j + 1) is the other operand of the pair at
+// element 2j as it is loaded, so tcv's mma takes no PRMT joins of activation halves.
+template <int KB>
+KBIT_HD_INLINE void block_adjacent_nibbles(const uint32_t (&w)[KB], uint32_t (&Q)[4]) {
+  static_assert(KB == 3 || KB == 4, "k = 3, 4 (k = 2: block_adjacent_pairs2)");
+  uint32_t p0 = w[0], p1 = w[1], p2 = w[2], p3 = 0;
+  if constexpr (KB > 3) p3 = w[3];
+  uint32_t t;
+  t = ((p0 >> 2) ^ p1) & 0x33333333u; p1 ^= t; p0 ^= t << 2;
+  t = ((p2 >> 2) ^ p3) & 0x33333333u; p3 ^= t; p2 ^= t << 2;
+  t = ((p0 >> 4) ^ p2) & 0x0F0F0F0Fu; p2 ^= t; p0 ^= t << 4;
+  t = ((p1 >> 4) ^ p3) & 0x0F0F0F0Fu; p3 ^= t; p1 ^= t << 4;
+  Q[0] = p0; Q[1] = p1; Q[2] = p2; Q[3] = p3;
+}
+// The indices of elements 2j and 2j + 1 in code v of block_adjacent_nibbles: its even and odd bits.
+constexpr KBIT_HD int adjacent_nibble_lo(int v) {
+  return (v & 1) | ((v >> 1) & 2) | ((v >> 2) & 4) | ((v >> 3) & 8);
+}
+constexpr KBIT_HD int adjacent_nibble_hi(int v) { return adjacent_nibble_lo(v >> 1); }
+
 // The codebook indices (of elements e, e + 1) that code v of block_adjacent_pairs2 stands for.
 constexpr KBIT_HD int adjacent_pair_lo(int v) { return (v & 1) | ((v >> 2) & 1) << 1; }
 constexpr KBIT_HD int adjacent_pair_hi(int v) { return ((v >> 1) & 1) | ((v >> 3) & 1) << 1; }
