@@ -47,6 +47,7 @@ namespace cg = cooperative_groups;
 
 namespace {
 constexpr int kTcvThreads = 32 * kTcvWarps;
+static_assert(kTcvThreads == 128, "stage_adj_table (tcv_decode.cuh) stages with 128 threads");
 constexpr int kStepK = tcv::kStepK;  // k per warp step: 4 blocks (lib/kbit/tcv_map.h)
 // kTcvWarps, tcv_rows_per_cta, tcv_steps and the launch plan: lib/kbit/tcv_sched.h.
 

@@ -99,7 +99,8 @@ __device__ __forceinline__ void table_pairs(const uint32_t (&wc)[2][KB], const f
 }
 
 // ---------------------------------------------------------------------------------------------
-// k = 4 pair table (tcw, tcv and grouped tcv with TiledView::half_cb): the 256 codebook pairs (cb[e & 15], cb[e >> 4])
+// k = 4 pair table (tcw and the dense k = 4 tcv with TiledView::half_cb; grouped tcv and the dense
+// k = 3 tcv use the table of adjacent pairs below): the 256 codebook pairs (cb[e & 15], cb[e >> 4])
 // rounded to the activation type, one 32-bit entry per byte e of block_nibbles' output, each entry
 // repeated in 32 consecutive words (one per lane: 32 KB) so that lane l reads word l of a 128-byte
 // row and a warp's loads never conflict, whatever the indices. A pair then costs one byte extract,
@@ -108,8 +109,9 @@ __device__ __forceinline__ void table_pairs(const uint32_t (&wc)[2][KB], const f
 // Numerics: W' = rn(rn(cb) * dec) in the activation type (two roundings; dec, an E4M4 value, is
 // exact in fp16 and bf16), where frag_from_offsets rounds cb * dec once. TiledView::half_cb keeps
 // rn(cb) free of an absolute (subnormal) error; kbit-verify derives its tolerance for it.
-// k = 3 decodes by the same table: block_nibbles<3> leaves bit 3 of every code clear, so the entries
-// e = lo | hi << 4 it reads are below 0x78, in the first 128 rows (16 KB), staged from the 8 codes.
+// At k = 3, block_nibbles<3> leaves bit 3 of every code clear, so the entries e = lo | hi << 4 are
+// below 0x78, in the first 128 rows (16 KB): the k = 3 size, which the dense k = 3 tcv still reserves
+// for its table of adjacent pairs (8 KB used; tcv.cu, tcv_dyn_smem) and no kernel stages any more.
 template <int KB>
 inline constexpr int kPairTableRows = KB == 3 ? 128 : 256;
 // The table's shared-memory bytes: 32 words of 4 bytes per row (32 KB at k = 4, 16 KB at k = 3).
@@ -117,8 +119,8 @@ template <int KB>
 inline constexpr int kPairTableBytes = kPairTableRows<KB> * 32 * 4;
 
 // Stage the table from the fp32 codebook in shared memory; caller synchronises before and after.
-// The dense tcv and grouped_tcw stage it so (stage_pair_table_vec below measured slower or was not
-// measured there).
+// The dense k = 4 tcv and grouped_tcw stage it so (stage_pair_table_vec below measured slower or was
+// not measured there).
 template <Act ACT, int KB = 4>
 __device__ __forceinline__ void stage_pair_table(const float* cb_s, uint4* table) {
   for (int i = threadIdx.x; i < kPairTableRows<KB> * 8; i += blockDim.x) {
@@ -203,7 +205,8 @@ inline constexpr int kAdjTableRows = KB == 3 ? 64 : 256;
 // one pack and one store.
 template <Act ACT, int KB>
 __device__ __forceinline__ void stage_adj_table(const float* cb_s, uint4* table) {
-  constexpr int kThreads = 128, kPer = kAdjTableRows<KB> * 8 / kThreads;  // 16 (k = 4), 4 (k = 3)
+  // kThreads: a tcv CTA (tcv.cu: kTcvThreads); kPer: 16 vectors per thread at k = 4, 4 at k = 3
+  constexpr int kThreads = 128, kPer = kAdjTableRows<KB> * 8 / kThreads;
   const int t = threadIdx.x, v0 = t / 8;  // 0..15
   constexpr int kM = KB == 3 ? 2 : 4;  // k = 3: v < 64, so index bit 3 stays clear
   float lo[kM], hi[kM];

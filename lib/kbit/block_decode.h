@@ -18,7 +18,20 @@
 
 namespace kbit {
 
-// A 4x4 bit transpose inside every nibble column of the bit planes (four delta swaps) turns the
+// A 4 x 4 transpose of F-bit fields across the four planes, inside every group of four fields
+// (four delta swaps): field 4a + s of plane b goes to field 4a + b of plane s.
+template <int F>
+KBIT_HD_INLINE void transpose_fields4(uint32_t& p0, uint32_t& p1, uint32_t& p2, uint32_t& p3) {
+  static_assert(F == 1 || F == 2, "bit or 2-bit fields");
+  constexpr uint32_t kNear = F == 1 ? 0x55555555u : 0x33333333u, kFar = F == 1 ? 0x33333333u : 0x0F0F0F0Fu;
+  uint32_t t;
+  t = ((p0 >> F) ^ p1) & kNear; p1 ^= t; p0 ^= t << F;
+  t = ((p2 >> F) ^ p3) & kNear; p3 ^= t; p2 ^= t << F;
+  t = ((p0 >> 2 * F) ^ p2) & kFar; p2 ^= t; p0 ^= t << 2 * F;
+  t = ((p1 >> 2 * F) ^ p3) & kFar; p3 ^= t; p1 ^= t << 2 * F;
+}
+
+// A 4x4 bit transpose inside every nibble column of the bit planes (transpose_fields4<1>) turns the
 // (up to) four low planes into nibbles: byte c of T[r] = idx(8c + r) | idx(8c + 4 + r) << 4, low
 // four index bits (plane 4 of k = 5 is not included).
 template <int KB>
@@ -26,11 +39,7 @@ KBIT_HD_INLINE void block_nibbles(const uint32_t (&w)[KB], uint32_t (&T)[4]) {
   uint32_t p0 = w[0], p1 = w[1], p2 = 0, p3 = 0;
   if constexpr (KB > 2) p2 = w[2];
   if constexpr (KB > 3) p3 = w[3];
-  uint32_t t;
-  t = ((p0 >> 1) ^ p1) & 0x55555555u; p1 ^= t; p0 ^= t << 1;
-  t = ((p2 >> 1) ^ p3) & 0x55555555u; p3 ^= t; p2 ^= t << 1;
-  t = ((p0 >> 2) ^ p2) & 0x33333333u; p2 ^= t; p0 ^= t << 2;
-  t = ((p1 >> 2) ^ p3) & 0x33333333u; p3 ^= t; p1 ^= t << 2;
+  transpose_fields4<1>(p0, p1, p2, p3);
   T[0] = p0; T[1] = p1; T[2] = p2; T[3] = p3;
 }
 
@@ -91,8 +100,8 @@ KBIT_HD_INLINE void block_adjacent_pairs2(const uint32_t (&w)[2], uint32_t (&Q)[
 }
 
 // k = 3, 4 (tcv's pair table): codes of *adjacent* element pairs (2j, 2j + 1), as block_nibbles
-// codes the pairs (8c + r, 8c + 4 + r), in the same four delta swaps -- of 2-bit fields (a 4 x 4
-// transpose of planes x fields within each byte) instead of single bits. Byte c of Q[s] codes the
+// codes the pairs (8c + r, 8c + 4 + r), in the same four delta swaps -- of 2-bit fields
+// (transpose_fields4<2>: planes x fields within each byte) instead of single bits. Byte c of Q[s] codes the
 // pair at element 8c + 2s: bit 2b is bit b of element 8c + 2s's index, bit 2b + 1 bit b of element
 // 8c + 2s + 1's (adjacent_nibble_lo, _hi read them back). At k = 3 bits 6 and 7 are clear: codes
 // < 64. Activation word j of the block (elements 2j, 2j + 1) is the other operand of the pair at
@@ -102,11 +111,7 @@ KBIT_HD_INLINE void block_adjacent_nibbles(const uint32_t (&w)[KB], uint32_t (&Q
   static_assert(KB == 3 || KB == 4, "k = 3, 4 (k = 2: block_adjacent_pairs2)");
   uint32_t p0 = w[0], p1 = w[1], p2 = w[2], p3 = 0;
   if constexpr (KB > 3) p3 = w[3];
-  uint32_t t;
-  t = ((p0 >> 2) ^ p1) & 0x33333333u; p1 ^= t; p0 ^= t << 2;
-  t = ((p2 >> 2) ^ p3) & 0x33333333u; p3 ^= t; p2 ^= t << 2;
-  t = ((p0 >> 4) ^ p2) & 0x0F0F0F0Fu; p2 ^= t; p0 ^= t << 4;
-  t = ((p1 >> 4) ^ p3) & 0x0F0F0F0Fu; p3 ^= t; p1 ^= t << 4;
+  transpose_fields4<2>(p0, p1, p2, p3);
   Q[0] = p0; Q[1] = p1; Q[2] = p2; Q[3] = p3;
 }
 // The indices of elements 2j and 2j + 1 in code v of block_adjacent_nibbles: its even and odd bits.
