@@ -71,8 +71,9 @@ inline constexpr double kTcvPairsMinWeights = 32.0e6;
 // on its rows per expert. M: the dense call's rows; for the grouped kernel
 // MoeArgs::max_rows_per_expert_hint as moe_linear fills it (moe_rows_hint).
 inline constexpr int64_t kTcvPairs2MaxM = 4;
-// k = 3 decodes by the k = 4 table's first 128 rows (tcv_decode.cuh: kPairTableRows; block_nibbles<3>
-// codes are < 8), with half_cb: the grouped kernel always, the dense one from kTcvPairsMinWeights at
+// k = 3 decodes by a pair table (since 2026-11-27 the table of adjacent pairs, 64 rows:
+// tcv_decode.cuh, stage_adj_table; measured below on block_nibbles' k = 4 table, its first 128 rows),
+// with half_cb: the grouped kernel always, the dense one from kTcvPairsMinWeights at
 // M <= kTcvPairs3MaxM. H100, against the byte tables in the same runs
 // (bench/results/2026-11-26-h100-k3pairs): grouped 1.10-1.17x geomean at M = 1..16 tokens (Qwen3
 // experts.gate_up M = 1 11.6 -> 9.6 us); dense on the 32 M+ shapes 1.04-1.13x at M = 1..4 (Llama-3-70B

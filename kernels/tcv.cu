@@ -47,7 +47,8 @@ namespace cg = cooperative_groups;
 
 namespace {
 constexpr int kTcvThreads = 32 * kTcvWarps;
-static_assert(kTcvThreads == 128, "stage_adj_table (tcv_decode.cuh) stages with 128 threads");
+static_assert(kAdjTableRows<3> * 128 <= kPairTableBytes<3> && kAdjTableRows<4> * 128 <= kPairTableBytes<4>,
+              "tcv_dyn_smem reserves kPairTableBytes for the table of adjacent pairs (128 bytes per row)");
 constexpr int kStepK = tcv::kStepK;  // k per warp step: 4 blocks (lib/kbit/tcv_map.h)
 // kTcvWarps, tcv_rows_per_cta, tcv_steps and the launch plan: lib/kbit/tcv_sched.h.
 
@@ -125,7 +126,8 @@ __device__ __forceinline__ void tcv_each(const TcvLane& L, int64_t N, int M, F&&
 // PR (k = 3, 4, TiledView::half_cb): the pair-table decode (tcv_decode.cuh) from `pairs`, a 32 KB
 // (k = 3: 16 KB) dynamic shared-memory table this function stages while the first step's weights
 // are in flight; at k = 2 the 64-byte table sm.pairs2 of adjacent element pairs (pair2_lds). VEC:
-// the grouped kernel (the table of adjacent pairs at k = 3, 4; the dense kernel at k = 3 only).
+// the grouped kernel. The k = 3, 4 table is that of adjacent pairs in the grouped kernel and at
+// k = 3 in the dense one, block_nibbles' table in the dense k = 4 kernel (ADJ below).
 template <Act ACT, int KB, int NT, bool PR, bool LATE, bool VEC, class Stage>
 __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits<ACT>::T* __restrict__ A, int M,
                                          const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
@@ -191,7 +193,7 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
       pair_base = static_cast<uint32_t>(__cvta_generic_to_shared(sm.pairs2));
     } else {
       if constexpr (ADJ)
-        stage_adj_table<ACT, KB>(sm.cb, pairs);
+        stage_adj_table<ACT, KB, kTcvThreads>(sm.cb, pairs);
       else
         stage_pair_table<ACT, KB>(sm.cb, pairs);
       pair_base = static_cast<uint32_t>(__cvta_generic_to_shared(pairs)) + 4 * (threadIdx.x % 32);
@@ -243,7 +245,22 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
           for (int t = 0; t < NT; ++t) mma16816<ACT>(acc[t], a, word_at(ac[t], 4 * c + s0), word_at(ac[t], 4 * c + s0 + 1));
         }
       } else {
-        if constexpr (!ADJ) {
+        if constexpr (ADJ) {
+          // Adjacent-pair table: A registers from frag_from_adj, whose pairs are the activation
+          // words 2i and 2i + 1 of the block as loaded.
+          block_adjacent_nibbles<KB>(wc[0], Tn[0]);
+          block_adjacent_nibbles<KB>(wc[1], Tn[1]);
+#pragma unroll
+          for (int i = 0; i < tcv::kMmasPerStep; ++i) {
+            uint32_t a[4];
+            frag_from_adj<ACT>(Tn, sc2, pair_base, i, a);
+#pragma unroll
+            for (int t = 0; t < NT; ++t)
+              mma16816<ACT>(acc[t], a, word_at(ac[t], tcv::b_word(i, 0)), word_at(ac[t], tcv::b_word(i, 1)));
+          }
+        } else {
+          // block_nibbles' table (dense k = 4): A registers from frag_from_pairs (the bt_* map of
+          // k <= 3), B registers joined as in the byte-table path below.
           block_nibbles<KB>(wc[0], Tn[0]);
           block_nibbles<KB>(wc[1], Tn[1]);
 #pragma unroll
@@ -252,18 +269,6 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
             frag_from_pairs<ACT>(Tn, sc2, pair_base, i, a);
             mma_bt<ACT, NT>(acc, a, ac, i);
           }
-          continue;
-        }
-        // Adjacent-pair table (k = 3, 4): A registers from frag_from_adj, whose pairs are the
-        // activation words 2i and 2i + 1 of the block as loaded.
-        block_adjacent_nibbles<KB>(wc[0], Tn[0]);
-        block_adjacent_nibbles<KB>(wc[1], Tn[1]);
-#pragma unroll
-        for (int i = 0; i < tcv::kMmasPerStep; ++i) {
-          uint32_t a[4];
-          frag_from_adj<ACT>(Tn, sc2, pair_base, i, a);
-#pragma unroll
-          for (int t = 0; t < NT; ++t) mma16816<ACT>(acc[t], a, word_at(ac[t], 2 * i), word_at(ac[t], 2 * i + 1));
         }
       }
       continue;

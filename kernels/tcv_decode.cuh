@@ -130,7 +130,7 @@ __device__ __forceinline__ void stage_pair_table(const float* cb_s, uint4* table
   }
 }
 
-// The same table, staged by all kThreads threads of the CTA (a multiple of 128 that divides its 8 *
+// The same table, staged by all kThreads threads of the CTA (tcw: 256; a multiple of 128 that divides its 8 *
 // kPairTableRows<KB> vectors) with ~4 instructions per 16-byte vector where the loop above takes
 // ~19: thread t stores the vectors t + kThreads j (consecutive threads, consecutive vectors: no
 // bank conflict), whose entries e = t / 8 + (kThreads / 8) j share the low nibble (t / 8) % 16, so
@@ -141,7 +141,7 @@ __device__ __forceinline__ void stage_pair_table(const float* cb_s, uint4* table
 // geomean at M = 1 / 2 / 4 / 8 / 16 tokens, k = 4, unrolled by 4 only 1.041 .. 0.961; tcw unrolled
 // by 4 1.010 (fully: 0.993); the dense tcv lost with either (Llama-3-8B gate_up M = 16 0.88x, cause
 // not found: same registers, the same step loop give or take 6 instructions), so it keeps the loop
-// above.
+// above. (grouped tcv has since moved to the table of adjacent pairs, stage_adj_table, 2026-11-27.)
 template <Act ACT, int kThreads, int kUnroll, int KB = 4>
 __device__ __forceinline__ void stage_pair_table_vec(const float* cb_s, uint4* table) {
   static_assert(kThreads % 128 == 0 && (kPairTableRows<KB> * 8) % kThreads == 0, "threads per CTA");
@@ -188,7 +188,8 @@ __device__ __forceinline__ void frag_from_pairs(const uint32_t (&T)[2][4], const
 }
 
 // ---------------------------------------------------------------------------------------------
-// The adjacent-pair table of k = 3, 4 (tcv, dense and grouped; tcw keeps the table above): entry v
+// The adjacent-pair table of k = 3, 4 (grouped tcv and the dense k = 3 tcv; tcw and the dense k = 4
+// tcv keep the table above): entry v
 // is (cb[adjacent_nibble_lo(v)], cb[adjacent_nibble_hi(v)]) rounded to the activation type, each
 // entry repeated in 32 consecutive words as above, indexed by the codes of block_adjacent_nibbles
 // (lib/kbit/block_decode.h), whose pairs are adjacent elements: the mma's B registers are then the
@@ -198,15 +199,15 @@ __device__ __forceinline__ void frag_from_pairs(const uint32_t (&T)[2][4], const
 template <int KB>
 inline constexpr int kAdjTableRows = KB == 3 ? 64 : 256;
 
-// Stage it from the fp32 codebook in shared memory with all 128 threads of the CTA; the caller
-// synchronises before and after. Thread t stores the 16-byte vectors t + 128 j, entries
-// v = t / 8 + 16 j: the low nibble of v is fixed per thread, so the codebook values it needs are
-// the 4 of each half picked by v's high bits (bits 4, 6 and 5, 7), read once; each vector is then
-// one pack and one store.
-template <Act ACT, int KB>
+// Stage it from the fp32 codebook in shared memory with all kThreads = 128 threads of the CTA (the
+// split below needs exactly 128); the caller synchronises before and after. Thread t stores the
+// 16-byte vectors t + 128 j, entries v = t / 8 + 16 j: the low nibble of v is fixed per thread, so
+// the codebook values it needs are the 4 (k = 3: 2) of each half picked by v's high bits (bits 4, 6
+// and 5, 7), read once; each vector is then one pack and one store.
+template <Act ACT, int KB, int kThreads>
 __device__ __forceinline__ void stage_adj_table(const float* cb_s, uint4* table) {
-  // kThreads: a tcv CTA (tcv.cu: kTcvThreads); kPer: 16 vectors per thread at k = 4, 4 at k = 3
-  constexpr int kThreads = 128, kPer = kAdjTableRows<KB> * 8 / kThreads;
+  static_assert(kThreads == 128, "v = t / 8 + 16 j covers the rows with exactly 128 threads");
+  constexpr int kPer = kAdjTableRows<KB> * 8 / kThreads;  // vectors per thread: 16 (k = 4), 4 (k = 3)
   const int t = threadIdx.x, v0 = t / 8;  // 0..15
   constexpr int kM = KB == 3 ? 2 : 4;  // k = 3: v < 64, so index bit 3 stays clear
   float lo[kM], hi[kM];

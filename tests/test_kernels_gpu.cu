@@ -809,8 +809,8 @@ TEST_CASE("gpu: tcw's and tcv's k = 4, 3 and 2 decodes give the documented W' bi
   // from kTcvPairsMinWeights: it runs once forced onto it (tcv_force_pairs) and once by its size
   // rule (these shapes are small: offsets), and gpu::weight_roundings must name the decode that ran.
   // At k = 2 the dense tcv takes its 64-byte pair table at any size with half_cb up to M =
-  // kTcvPairs2MaxM (else the byte tables, one rounding); at k = 3 the k = 4 table (its first 128
-  // rows) by the k = 4 size rule up to M = kTcvPairs3MaxM; tcw has no k = 2 or 3 pair table.
+  // kTcvPairs2MaxM (else the byte tables, one rounding); at k = 3 its table of adjacent pairs
+  // (tcv_decode.cuh: stage_adj_table) by the k = 4 size rule up to M = kTcvPairs3MaxM; tcw has no k = 2 or 3 pair table.
   CublasHandle cublas;
   uint64_t seed = 7100;
   for (int bits : {4, 3, 2})
@@ -875,7 +875,7 @@ TEST_CASE("gpu: tcw's and tcv's k = 4, 3 and 2 decodes give the documented W' bi
 TEST_CASE("gpu: grouped_tcv's k = 4, 3 and 2 decodes give the W' moe_weight_roundings names (one-hot activations)") {
   // As the dense one-hot test, through moe_linear: two experts of R rows each, row m of either
   // expert the unit vector e_(k0 + m), so C[row, n] = W'_e[n, k0 + m] as the kernel rounded it. With
-  // half_cb the k = 4 pair table (k = 3: its first 128 rows) runs at any R, the k = 2 one up to
+  // half_cb the k = 3, 4 table of adjacent pairs runs at any R, the k = 2 one up to
   // kTcvPairs2MaxM rows per expert (no hint given: moe_linear takes the mean, R); above it and
   // without half_cb, one rounding.
   uint64_t seed = 7300;
