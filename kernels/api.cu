@@ -320,7 +320,7 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // k = 3 / 4 / 5, and 8.35 / 9.04 / 10.55 against 8.96 / 10.03 / 10.85 without, while tcv keeps
   // k = 2 (5.95 vs 6.83 with PDL) and the 4-8 M shapes (q_proj 4.46 vs 5.12 at k = 4). The only
   // catalogue shape of the one-pass rule at >= 16 M weights.
-  auto tcv_one_pass = [&] { return detail::tcv_short_k_pass(M, w, act); };
+  auto tcv_one_pass = [&] { return detail::tcv_plan_of(M, w, act).short_k; };
   const bool gemv_wide = M == 1 && w.bits >= 3 && weights >= (pdl_live ? 8.0e6 : 16.0e6) && detail::gemv_fits(w);
   if (M <= 2 && w.K > 512 && weights >= 3.5e6 && !gemv_wide && tcv_one_pass()) return Kernel::tcv;
   // Short rows (K <= 512) go to tcv except narrow ones: after gemv's leaner step loop (2026-11-26,
@@ -372,7 +372,7 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // the small Qwen3/GLM shapes (bench/results/2026-11-25-h100-cluster, k = 2..5: Qwen3 k_proj 5.8-6.6
   // vs 7.2-7.9 us, q_proj 6.8-9.0 vs 8.8-10.6, GLM q_b_proj 5.7-7.3 vs 7.7-8.6; dense.gate_up, 21 M
   // weights, ties at k = 4: 13.7 vs 13.5).
-  if (M <= 16 && detail::tcv_latency_plan(M, w, act)) return Kernel::tcv;
+  if (M <= 16 && tcv_latency(detail::tcv_plan_of(M, w, act))) return Kernel::tcv;
   if (M <= 16)
     return tcw_ok && w.K > 512 && (tcw_pairs || w.N < 16384 || weights >= 100.0e6) ? Kernel::tcw : Kernel::tcv;
   if (tcw_ok) {

@@ -81,14 +81,9 @@ inline constexpr int64_t kTcvPairs2MaxM = 4;
 // 0.947 / 0.915 at M = 8 / 16).
 inline constexpr int64_t kTcvPairs3MaxM = 4;
 bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M);
-// Whether tcv's plan runs this case in one pass where it would split K across more CTAs than SMs
-// (<= 4 steps per warp; TcvPlan::short_k): the shapes where it beats gemv and tcw (dispatch).
-bool tcv_short_k_pass(int64_t M, const TiledView& w, Act act);
-// Whether tcv's plan is one of its latency plans: the one pass above, or a cluster split-K grid of
-// at most one CTA per SM (TcvPlan::cluster on small weights).
-bool tcv_latency_plan(int64_t M, const TiledView& w, Act act);
-// tcv's plan at M rows on this GPU (lib/kbit/tcv_sched.h: tcv_plan_for and the queries on a plan),
-// for a caller that asks it several questions at once.
+// tcv's plan at M rows on this GPU (lib/kbit/tcv_sched.h: tcv_plan_for and the queries on a plan:
+// TcvPlan::short_k, its one pass where it would split K across more CTAs than SMs; tcv_latency, that
+// pass or a cluster split-K grid of at most one CTA per SM; ...), which dispatch asks.
 TcvPlan tcv_plan_of(int64_t M, const TiledView& w, Act act);
 // Tests only: 1 makes the dense tcv take the k = 4 pair table (k = 3: at M <= kTcvPairs3MaxM)
 // whatever the size (small shapes then exercise it; k = 2 follows its M rule either way), 0 restores

@@ -195,7 +195,7 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
       if constexpr (ADJ)
         stage_adj_table<ACT, KB, kTcvThreads>(sm.cb, pairs);
       else
-        stage_pair_table<ACT, KB>(sm.cb, pairs);
+        stage_pair_table<ACT>(sm.cb, pairs);  // !ADJ: KB == 4
       pair_base = static_cast<uint32_t>(__cvta_generic_to_shared(pairs)) + 4 * (threadIdx.x % 32);
     }
     __syncthreads();
@@ -537,8 +537,6 @@ TcvPlan tcv_plan(int64_t M, const TiledView& w, Act act) {
 
 }  // namespace
 
-bool tcv_short_k_pass(int64_t M, const TiledView& w, Act act) { return tcv_plan(M, w, act).short_k; }
-bool tcv_latency_plan(int64_t M, const TiledView& w, Act act) { return tcv_latency(tcv_plan(M, w, act)); }
 TcvPlan tcv_plan_of(int64_t M, const TiledView& w, Act act) { return tcv_plan(M, w, act); }
 
 namespace {

@@ -109,29 +109,29 @@ __device__ __forceinline__ void table_pairs(const uint32_t (&wc)[2][KB], const f
 // Numerics: W' = rn(rn(cb) * dec) in the activation type (two roundings; dec, an E4M4 value, is
 // exact in fp16 and bf16), where frag_from_offsets rounds cb * dec once. TiledView::half_cb keeps
 // rn(cb) free of an absolute (subnormal) error; kbit-verify derives its tolerance for it.
-// At k = 3, block_nibbles<3> leaves bit 3 of every code clear, so the entries e = lo | hi << 4 are
-// below 0x78, in the first 128 rows (16 KB): the k = 3 size, which the dense k = 3 tcv still reserves
-// for its table of adjacent pairs (8 KB used; tcv.cu, tcv_dyn_smem) and no kernel stages any more.
+// kPairTableRows<3> (128 rows, 16 KB: block_nibbles<3> codes stay below 0x78) is only a size now: the
+// k = 3 tcv reserves it for its table of adjacent pairs (8 KB used; tcv.cu, tcv_dyn_smem); the
+// stagers below build the k = 4 table.
 template <int KB>
 inline constexpr int kPairTableRows = KB == 3 ? 128 : 256;
 // The table's shared-memory bytes: 32 words of 4 bytes per row (32 KB at k = 4, 16 KB at k = 3).
 template <int KB>
 inline constexpr int kPairTableBytes = kPairTableRows<KB> * 32 * 4;
 
-// Stage the table from the fp32 codebook in shared memory; caller synchronises before and after.
-// The dense k = 4 tcv and grouped_tcw stage it so (stage_pair_table_vec below measured slower or was
-// not measured there).
-template <Act ACT, int KB = 4>
+// Stage the (k = 4) table from the fp32 codebook in shared memory; caller synchronises before and
+// after. The dense k = 4 tcv and grouped_tcw stage it so (stage_pair_table_vec below measured slower
+// or was not measured there).
+template <Act ACT>
 __device__ __forceinline__ void stage_pair_table(const float* cb_s, uint4* table) {
-  for (int i = threadIdx.x; i < kPairTableRows<KB> * 8; i += blockDim.x) {
+  for (int i = threadIdx.x; i < kPairTableRows<4> * 8; i += blockDim.x) {
     const int e = i / 8;  // 8 uint4 = 32 words per entry
-    const uint32_t v = pack2<ACT>(cb_s[(e & 15) % (1 << KB)], cb_s[e >> 4]);
+    const uint32_t v = pack2<ACT>(cb_s[e & 15], cb_s[e >> 4]);
     table[i] = make_uint4(v, v, v, v);
   }
 }
 
 // The same table, staged by all kThreads threads of the CTA (tcw: 256; a multiple of 128 that divides its 8 *
-// kPairTableRows<KB> vectors) with ~4 instructions per 16-byte vector where the loop above takes
+// kPairTableRows<4> vectors) with ~4 instructions per 16-byte vector where the loop above takes
 // ~19: thread t stores the vectors t + kThreads j (consecutive threads, consecutive vectors: no
 // bank conflict), whose entries e = t / 8 + (kThreads / 8) j share the low nibble (t / 8) % 16, so
 // the thread reads that codebook entry once and one more per vector. ncu source counters of grouped
@@ -142,13 +142,13 @@ __device__ __forceinline__ void stage_pair_table(const float* cb_s, uint4* table
 // by 4 1.010 (fully: 0.993); the dense tcv lost with either (Llama-3-8B gate_up M = 16 0.88x, cause
 // not found: same registers, the same step loop give or take 6 instructions), so it keeps the loop
 // above. (grouped tcv has since moved to the table of adjacent pairs, stage_adj_table, 2026-11-27.)
-template <Act ACT, int kThreads, int kUnroll, int KB = 4>
+template <Act ACT, int kThreads, int kUnroll>
 __device__ __forceinline__ void stage_pair_table_vec(const float* cb_s, uint4* table) {
-  static_assert(kThreads % 128 == 0 && (kPairTableRows<KB> * 8) % kThreads == 0, "threads per CTA");
+  static_assert(kThreads % 128 == 0 && (kPairTableRows<4> * 8) % kThreads == 0, "threads per CTA");
   const int t = threadIdx.x;
-  const float lo = cb_s[((t / 8) % 16) % (1 << KB)];  // k = 3: rows of codes >= 8 are never read
+  const float lo = cb_s[(t / 8) % 16];
 #pragma unroll kUnroll
-  for (int j = 0; j < kPairTableRows<KB> * 8 / kThreads; ++j) {
+  for (int j = 0; j < kPairTableRows<4> * 8 / kThreads; ++j) {
     const uint32_t v = pack2<ACT>(lo, cb_s[t / 128 + (kThreads / 128) * j]);  // entry e: e >> 4
     table[t + kThreads * j] = make_uint4(v, v, v, v);
   }

@@ -615,10 +615,10 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
       w.bits = bits;
       // tcv where its one-pass plan holds. The plan depends on the GPU; on 132 SMs (H100, H200) it
       // must hold for all three cases, so the guarded checks below cannot skip there.
-      const bool pass1 = gpu::detail::tcv_short_k_pass(1, w, Act::f16);
-      const bool pass2 = gpu::detail::tcv_short_k_pass(2, w, Act::f16);
+      const bool pass1 = gpu::detail::tcv_plan_of(1, w, Act::f16).short_k;
+      const bool pass2 = gpu::detail::tcv_plan_of(2, w, Act::f16).short_k;
       w.N = 4096;
-      const bool pass_q = gpu::detail::tcv_short_k_pass(1, w, Act::f16);
+      const bool pass_q = gpu::detail::tcv_plan_of(1, w, Act::f16).short_k;
       if (h100) {
         CHECK(pass1);
         CHECK(pass2);
@@ -654,7 +654,7 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
   auto check = [&](int64_t N, int64_t K, int64_t M, gpu::Kernel want) {
     w.N = N;
     w.K = K;
-    const bool latency = gpu::detail::tcv_latency_plan(M, w, Act::f16);
+    const bool latency = tcv_latency(gpu::detail::tcv_plan_of(M, w, Act::f16));
     if (h100) CHECK_FALSE(latency);
     if (!latency) CHECK_MESSAGE(gpu::choose_kernel(M, w, Act::f16, false, true) == want, "N=", N, " K=", K, " M=", M);
   };
