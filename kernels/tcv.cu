@@ -17,7 +17,8 @@
 // CTA: 4 warps = (4 / kw) row groups of 16 x kw warps that split the CTA's K range (their sums
 // meet in shared memory at the end); the grid splits K further (split-K fixup of common.cuh).
 // The next step's words and absmax bytes are loaded before the current step is decoded (two steps
-// of weights in flight per warp); activations are loaded at the start of their own step.
+// of weights in flight per warp); activations are loaded at the start of their own step. The
+// grouped k = 3 kernel also hints the weights two steps ahead into L2 (L2PF in tcv_tile).
 // k = 2, 3 decode by register lookups instead (tcv_map.h's bt_* map): per block and row the scaled
 // codebook is packed once into byte tables of 2 or 4 registers, and PRMTs on them give two weights
 // in ~1.1 instructions (block_table_pairs) where the shared-memory codebook costs ~3.5 per weight.
@@ -51,6 +52,9 @@ static_assert(kAdjTableRows<3> * 128 <= kPairTableBytes<3> && kAdjTableRows<4> *
               "tcv_dyn_smem reserves kPairTableBytes for the table of adjacent pairs (128 bytes per row)");
 constexpr int kStepK = tcv::kStepK;  // k per warp step: 4 blocks (lib/kbit/tcv_map.h)
 // kTcvWarps, tcv_rows_per_cta, tcv_steps and the launch plan: lib/kbit/tcv_sched.h.
+
+// A hint to bring the line holding p into L2 (CCTL.E.PF2: no register, nothing waits on it).
+__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
 // Word wi (0..15) of four 16-byte vectors; wi is a compile-time constant after unrolling.
 __device__ __forceinline__ uint32_t word_at(const uint4 (&v)[4], int wi) {
@@ -167,10 +171,17 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
   // of a second activation buffer: 80 registers at NT = 1 leave room for 6 CTAs per SM.
   uint32_t wn[2][KB];
   uint8_t sn[2];
+  auto w_in = [&](int64_t s) { return s < se && 2 * s + q / 2 < ktiles; };  // the lane's block of step s
   auto fetch = [&](int64_t step) {  // then advance the pointers by kw steps
     // kZero: without the zeros ptxas spills in the NT = 2 loops (bench/results/2026-11-25-h100-tcvlean).
-    fetch_block_pair<KB, true>(step < se && 2 * step + q / 2 < ktiles, row_ok, pw, pa, w_step, a_step, wn, sn);
+    fetch_block_pair<KB, true>(w_in(step), row_ok, pw, pa, w_step, a_step, wn, sn);
   };
+  // L2PF (grouped k = 3): the weights of step + 2 kw are also hinted into L2 each step. ptxas puts
+  // the register prefetch of step + kw in that kernel 14-49 instructions before the loop's end,
+  // too late to cover DRAM latency; the hint covers it wherever the loads land
+  // (bench/results/2026-11-27-h100-tcvlean/second: grouped k = 3 1.00-1.17x on the MoE rows; the
+  // other kernels, whose register prefetch sits mid-loop, gained nothing by it: geomeans 0.90-1.02x).
+  constexpr bool L2PF = VEC && KB == 3;
 
   // LATE: the first step's loads go out before `stage` fills the shared codebook and scales and
   // synchronises the CTA, so the codebook's memory round trip overlaps theirs; otherwise the
@@ -210,6 +221,13 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
       sc[j] = sm.scale[sn[j]];
     }
     fetch(step + kw);
+    if constexpr (L2PF)
+      if (w_in(step + 2 * kw))  // pw and pa now point at step + 2 kw
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+          prefetch_l2(pw[j]);
+          prefetch_l2(pa[j]);
+        }
     uint4 ac[NT][4];
     const bool kb_ok = 4 * step + q < kblocks;
 #pragma unroll
