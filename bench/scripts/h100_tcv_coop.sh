@@ -8,6 +8,7 @@
 # .deps/old-src.txz) and this tree built side by side: the tcv/MoE doctests, memcheck, kbit-verify
 # --quick (time-limited), then kbit-bench old / new in rotation (automatic_pdl, tcv_pdl, grouped_tcv)
 # over Qwen3-Coder-Next, GLM-4.7-Flash and Llama-3-70B at M = 1, 2, 4, 8, 16, k = 2..5.
+# The tree it ran on: main 3d83ad3 + bench/results/2026-11-27-h100-tcvlean/third/coop.patch (not landed).
 # Pack first with OLD=<rev> bash bench/scripts/pack_device_build.sh. Env: COOP_BUDGET (default 585 s).
 set -u
 source bench/scripts/lib/device_run.sh

@@ -11,6 +11,8 @@
 # tcv/MoE doctests, memcheck, kbit-verify --quick (time-limited). Then kbit-bench in rotation
 # (automatic_pdl, tcv_pdl, grouped_tcv) over Qwen3-Coder-Next, GLM-4.7-Flash and Llama-3-70B at
 # M = 1, 2, 4, 8, k = 2..5. Pack first with OLD=<rev> bash bench/scripts/pack_device_build.sh.
+# The tree it ran on: main b01606b + the lean loop and the hints behind the knobs KBIT_TCV_LEAN and
+# KBIT_TCV_L2PF (default 1), not committed; the landed form is 4560028 (README of the record).
 set -u
 source bench/scripts/lib/device_run.sh
 source bench/scripts/lib/device_build.sh

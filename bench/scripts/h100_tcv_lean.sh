@@ -10,6 +10,7 @@
 # MoE doctests, kbit-verify --quick over tcv, grouped_tcv and automatic with and without --pdl, then
 # kbit-bench old / new in rotation (automatic_pdl, tcv_pdl, grouped_tcv) over Qwen3-Coder-Next,
 # GLM-4.7-Flash and Llama-3-70B at M = 1, 2, 4, 8, 16, k = 2..5.
+# The tree it ran on: main b01606b + bench/results/2026-11-27-h100-tcvlean/first/lean.patch (not landed).
 # Pack first with OLD=<rev> bash bench/scripts/pack_device_build.sh. Env: LEAN_BUDGET (default 585 s).
 set -u
 source bench/scripts/lib/device_run.sh
