@@ -176,12 +176,14 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
     // kZero: without the zeros ptxas spills in the NT = 2 loops (bench/results/2026-11-25-h100-tcvlean).
     fetch_block_pair<KB, true>(w_in(step), row_ok, pw, pa, w_step, a_step, wn, sn);
   };
-  // L2PF (grouped k = 3): the weights of step + 2 kw are also hinted into L2 each step. ptxas puts
-  // the register prefetch of step + kw in that kernel 14-49 instructions before the loop's end,
-  // too late to cover DRAM latency; the hint covers it wherever the loads land
+  // L2PF (grouped k = 3 on the pair table): the weights of step + 2 kw are also hinted into L2 each
+  // step. ptxas puts the register prefetch of step + kw in that kernel 14-22 instructions before the
+  // loop's end, too late to cover DRAM latency; the hint covers it wherever the loads land
   // (bench/results/2026-11-27-h100-tcvlean/second: grouped k = 3 1.00-1.17x on the MoE rows; the
   // other kernels, whose register prefetch sits mid-loop, gained nothing by it: geomeans 0.90-1.02x).
-  constexpr bool L2PF = VEC && KB == 3;
+  // Not in the register-table kernel (!PR, a codebook that is not fp16-normal): ptxas spills in
+  // its loop with the hints (bench/scripts/sass_prefetch_place.py), and it was not measured.
+  constexpr bool L2PF = VEC && KB == 3 && PR;
 
   // LATE: the first step's loads go out before `stage` fills the shared codebook and scales and
   // synchronises the CTA, so the codebook's memory round trip overlaps theirs; otherwise the
