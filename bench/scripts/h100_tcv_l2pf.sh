@@ -18,9 +18,7 @@ source bench/scripts/lib/device_run.sh
 source bench/scripts/lib/device_build.sh
 device_run_init /tmp/tcvl2pf ${PF_BUDGET:-585}
 device_sys
-( cmake -S . -B /tmp/pfoldpf -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBIT_CUDA_ARCHS=90a \
-    -DCMAKE_PREFIX_PATH="$PWD/.deps/sys" -DCMAKE_CUDA_FLAGS=-DKBIT_TCV_LEAN=0 &&
-  cmake --build /tmp/pfoldpf -j 6 --target kbit-bench ) > /tmp/pfoldpf.log 2>&1 & pf_pid=$!
+CUDA_FLAGS=-DKBIT_TCV_LEAN=0 device_build . /tmp/pfoldpf 6 kbit-bench & pf_pid=$!
 device_build_ab /tmp/pfold /tmp/pfnew kbit-bench kbit-verify kbit_tests_kernels || exit 1
 wait $pf_pid; s "oldpf build rc=$? after $((SECONDS - T0)) s"
 cp /tmp/pfoldpf/apps/kbit-bench/kbit-bench .deps/gpu/kbit-bench-oldpf

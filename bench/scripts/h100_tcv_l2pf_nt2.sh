@@ -13,9 +13,7 @@ source bench/scripts/lib/device_run.sh
 source bench/scripts/lib/device_build.sh
 device_run_init /tmp/tcvnt2 ${NT2_BUDGET:-585}
 device_sys
-( cmake -S . -B /tmp/nt2arm -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBIT_CUDA_ARCHS=90a \
-    -DCMAKE_PREFIX_PATH="$PWD/.deps/sys" -DCMAKE_CUDA_FLAGS=-DKBIT_TCV_L2PF_NT2=1 &&
-  cmake --build /tmp/nt2arm -j 6 --target kbit-bench ) > /tmp/nt2arm.log 2>&1 & nt2_pid=$!
+CUDA_FLAGS=-DKBIT_TCV_L2PF_NT2=1 device_build . /tmp/nt2arm 6 kbit-bench & nt2_pid=$!
 device_build_ab /tmp/nt2old /tmp/nt2new kbit-bench kbit-verify kbit_tests_kernels || exit 1
 wait $nt2_pid; s "nt2 build rc=$? after $((SECONDS - T0)) s"
 cp /tmp/nt2arm/apps/kbit-bench/kbit-bench .deps/gpu/kbit-bench-nt2

@@ -4,6 +4,7 @@
 
 # device_build SRC BUILD JOBS TARGET...: configure SRC into BUILD (Release, sm_90a, the headers of
 # .deps/sys) and build the TARGETs with JOBS jobs; the log in BUILD.log. Returns cmake's status.
+# CUDA_FLAGS: CMAKE_CUDA_FLAGS for the configure (an experiment arm's -D knobs; default none).
 # device_sys: .deps/sys from its carried archive, once (before builds run side by side).
 device_sys() { [ -d .deps/sys ] || tar xJf .deps/sys.txz -C .deps; }
 
@@ -12,7 +13,7 @@ device_build() {
   shift 3
   device_sys || return 1
   { cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBIT_CUDA_ARCHS=90a \
-      -DCMAKE_PREFIX_PATH="$PWD/.deps/sys" &&
+      -DCMAKE_PREFIX_PATH="$PWD/.deps/sys" ${CUDA_FLAGS:+-DCMAKE_CUDA_FLAGS="$CUDA_FLAGS"} &&
     cmake --build "$build" -j "$jobs" --target "$@"; } > "$build.log" 2>&1
 }
 
