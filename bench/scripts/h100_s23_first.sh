@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in the twenty-second session for the next one (not run yet): the closing checks and record
+# Prepared in the twenty-second session and run in the twenty-third (bench/results/2026-11-27-h100-checks23): the closing checks and record
 # of main after tcv's adjacent-pair table (bench/results/2026-11-27-h100-tcvadj), whose session ran
 # only the tcv/MoE doctests and memcheck on the landed tree. One call, this tree built on the GPU
 # machine (main_checks: the format and kernel GPU doctests, memcheck over the gemv, split-K, PDL and
