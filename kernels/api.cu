@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include <cublas_v2.h>
@@ -225,6 +226,12 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   //   stays on tcv (3.31 vs 3.68 at k = 4).
   const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
   const bool pdl_live = pdl && detail::device_has_pdl();  // only where the launches really overlap
+  // tcv's plan on this GPU, built once, when a rule first asks it.
+  std::optional<TcvPlan> tcv_plan_cache;
+  auto tcv_plan_once = [&]() -> const TcvPlan& {
+    if (!tcv_plan_cache) tcv_plan_cache = detail::tcv_plan_of(M, w, act);
+    return *tcv_plan_cache;
+  };
   // tcv's early PDL launches (2026-11-26, bench/results/2026-11-26-h100-tcvearly/land: gemv_pdl,
   // tcv_pdl and tcw_pdl beside automatic_pdl in the same run, k = 2 / 4; tcv_early_launch) took back
   // two kinds of shape:
@@ -244,7 +251,7 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     if (M >= 3 && M <= 16 && w.K >= 4096 && weights < 8.0e6) return Kernel::tcv;
     if (M >= (w.bits == 3 ? 3 : 2) && M <= 16 && w.K <= 512 && w.N <= 2048) return Kernel::tcv;
     if (M >= 3 && M <= 16 && w.K >= 4096) {
-      const TcvPlan tp = detail::tcv_plan_of(M, w, act);  // once: every rule below asks it
+      const TcvPlan& tp = tcv_plan_once();
       const int early = tcv_early_splits(tp);  // split grids only: no unsplit one of such rows was measured
       // At M = 5..8 the 8-slice grids of Llama-3-70B k/v_proj beat tcw at k = 2, 3, 5 as well: 5.75-5.85
       // / 6.59-6.64 / 7.14-7.60 us against 6.34-6.38 / 6.70-6.80 / 8.07-8.24, not at k = 4 on tcw's
@@ -320,7 +327,7 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // k = 3 / 4 / 5, and 8.35 / 9.04 / 10.55 against 8.96 / 10.03 / 10.85 without, while tcv keeps
   // k = 2 (5.95 vs 6.83 with PDL) and the 4-8 M shapes (q_proj 4.46 vs 5.12 at k = 4). The only
   // catalogue shape of the one-pass rule at >= 16 M weights.
-  auto tcv_one_pass = [&] { return detail::tcv_plan_of(M, w, act).short_k; };
+  auto tcv_one_pass = [&] { return tcv_plan_once().short_k; };
   const bool gemv_wide = M == 1 && w.bits >= 3 && weights >= (pdl_live ? 8.0e6 : 16.0e6) && detail::gemv_fits(w);
   if (M <= 2 && w.K > 512 && weights >= 3.5e6 && !gemv_wide && tcv_one_pass()) return Kernel::tcv;
   // Short rows (K <= 512) go to tcv except narrow ones: after gemv's leaner step loop (2026-11-26,
@@ -372,7 +379,7 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // the small Qwen3/GLM shapes (bench/results/2026-11-25-h100-cluster, k = 2..5: Qwen3 k_proj 5.8-6.6
   // vs 7.2-7.9 us, q_proj 6.8-9.0 vs 8.8-10.6, GLM q_b_proj 5.7-7.3 vs 7.7-8.6; dense.gate_up, 21 M
   // weights, ties at k = 4: 13.7 vs 13.5).
-  if (M <= 16 && tcv_latency(detail::tcv_plan_of(M, w, act))) return Kernel::tcv;
+  if (M <= 16 && tcv_latency(tcv_plan_once())) return Kernel::tcv;
   if (M <= 16)
     return tcw_ok && w.K > 512 && (tcw_pairs || w.N < 16384 || weights >= 100.0e6) ? Kernel::tcw : Kernel::tcv;
   if (tcw_ok) {

@@ -42,8 +42,8 @@ done
 gpu_info
 doctest_filter '*grouped_tcv*,*MoE kernels*' 60 'grouped_tcv, MoE kernels'
 for a in act bounds; do
-  timeout 40 .deps/gpu/kbit-verify-$a --shapes "$R/data/shapes.json" --quick --kernels grouped_tcv > "$W/verify-$a.txt" 2>&1
-  s "verify --quick grouped_tcv ($a) rc=$?"; tail -2 "$W/verify-$a.txt" | tee -a "$W/summary.txt"
+  V=(.deps/gpu/kbit-verify-$a --shapes "$R/data/shapes.json")
+  verify_run verify-$a 40 2 "verify --quick grouped_tcv ($a)" --quick --kernels grouped_tcv
 done
 moe_catalogue "$W/cat"
 arm_setup() {

@@ -12,17 +12,15 @@ NVDISASM overrides the nvdisasm path."""
 import argparse
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sass_loop_mix import INSTR, functions  # noqa: E402  (the same nvdisasm parsing)
+from sass_loop_mix import INSTR, disassemble, functions  # noqa: E402  (the same nvdisasm parsing)
 
 
 def instructions(cubin):
     """{mangled name: [instruction, normalized]} of every function in the cubin."""
-    text = subprocess.run([os.environ.get("NVDISASM", "nvdisasm"), "-c", cubin],
-                          capture_output=True, text=True, check=True).stdout
+    text = disassemble(cubin)
     out = {}
     for name, body in functions(text).items():
         ins = [INSTR.match(l).group(1) for l in body if INSTR.match(l)]

@@ -10,10 +10,18 @@ The count is static: every instruction between the loop's label and its backward
 paths included (they inflate the count of loops with rarely taken branches: check the mix).
 """
 import argparse
+import os
 import re
+import subprocess
 from collections import Counter
 
 INSTR = re.compile(r"^\s+/\*[0-9a-f]+\*/\s+(.*)$")
+
+
+def disassemble(cubin):
+    """nvdisasm -c of the cubin (NVDISASM overrides the nvdisasm path), as text."""
+    return subprocess.run([os.environ.get("NVDISASM", "nvdisasm"), "-c", cubin],
+                          capture_output=True, text=True, check=True).stdout
 
 
 def functions(text):

@@ -20,13 +20,12 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sass_loop_mix import functions, largest_loop  # noqa: E402  (the same nvdisasm parsing)
+from sass_loop_mix import disassemble, functions, largest_loop  # noqa: E402  (the same nvdisasm parsing)
 
 
 def places(cubin, match):
     """{mangled name: (loop length, position of the last LDG.E.U8 or -1, spill instructions)}."""
-    text = subprocess.run([os.environ.get("NVDISASM", "nvdisasm"), "-c", cubin],
-                          capture_output=True, text=True, check=True).stdout
+    text = disassemble(cubin)
     out = {}
     for name, body in functions(text).items():
         if not re.search(match, name):
