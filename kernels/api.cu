@@ -42,6 +42,9 @@ Status check_weights(const TiledView& w, bool dense) {
     return fail(Status::bad_shape, "weight shape " + shape_str(w) + ": linear() takes one matrix (E == 1); use moe_linear()");
   if (w.N > 65535LL * 64)
     return fail(Status::bad_shape, "weight shape " + shape_str(w) + ": N above 4194240 is not supported");
+  // cuBLAS takes K as an int, and tcv's lean step loops count K / 128 steps in 32 bits.
+  if (w.K > INT32_MAX)
+    return fail(Status::bad_shape, "weight shape " + shape_str(w) + ": K above 2147483647 is not supported");
   if (!w.packed || !w.absmax || !w.codebook) return fail(Status::null_pointer, "w.packed, w.absmax and w.codebook must be device pointers");
   if (!aligned(w.packed, 16)) return fail(Status::misaligned, "w.packed must be 16-byte aligned");
   if (!aligned(w.absmax, 4)) return fail(Status::misaligned, "w.absmax must be 4-byte aligned");

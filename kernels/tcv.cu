@@ -42,6 +42,12 @@
 #include "launch.h"
 #include "tcv_decode.cuh"
 
+// Experiment knob for A/B arms: -DKBIT_TCV_FETCH_ALL=F gives every tcv kernel the step loop F
+// (TcvFetch below) in place of the table's choice.
+#ifndef KBIT_TCV_FETCH_ALL
+#define KBIT_TCV_FETCH_ALL -1
+#endif
+
 namespace kbit::gpu::detail {
 
 namespace cg = cooperative_groups;
@@ -125,6 +131,12 @@ __device__ __forceinline__ void tcv_each(const TcvLane& L, int64_t N, int M, F&&
     }
 }
 
+// tcv_tile's step loop: kFetchWide, 64-bit step bounds and the register prefetch of the next step
+// before the step's activation loads; kFetchLeanTop, 32-bit bounds and the prefetch there;
+// kFetchLeanMid, 32-bit bounds and the prefetch after the step's second mma. Which one each kernel
+// takes: tcv_fetch_of and grouped_tcv_kernel.
+enum TcvFetch : int { kFetchWide = 0, kFetchLeanTop = 1, kFetchLeanMid = 2 };
+
 // One CTA's tile: rows of `tile`, steps [sb, se) of one weight matrix (packed/absmax of it), tokens
 // [0, M) of A (M <= 8 NT). On return the ks == 0 warps hold the CTA's sums in acc.
 // PR (k = 3, 4, TiledView::half_cb): the pair-table decode (tcv_decode.cuh) from `pairs`, a 32 KB
@@ -132,7 +144,7 @@ __device__ __forceinline__ void tcv_each(const TcvLane& L, int64_t N, int M, F&&
 // are in flight; at k = 2 the 64-byte table sm.pairs2 of adjacent element pairs (pair2_lds). VEC:
 // the grouped kernel. The k = 3, 4 table is that of adjacent pairs in the grouped kernel and at
 // k = 3 in the dense one, block_nibbles' table in the dense k = 4 kernel (ADJ below).
-template <Act ACT, int KB, int NT, bool PR, bool LATE, bool VEC, class Stage>
+template <Act ACT, int KB, int NT, bool PR, bool LATE, bool VEC, TcvFetch FETCH, class Stage>
 __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits<ACT>::T* __restrict__ A, int M,
                                          const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
                                          int64_t N, int64_t K, const TcvLane& L, int kw, int64_t sb, int64_t se,
@@ -154,6 +166,13 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
   // 2 s + q / 2, half q % 2 (block 4 s + q), rows n_lo and n_hi, and activations 32 (4 s + q).
   const bool row_ok[2] = {n_lo < N, n_hi < N};
   const int64_t first = sb + ks;
+  // The step loop (TcvFetch, chosen per kernel by tcv_fetch_of): LEAN runs it on 32-bit counters
+  // against per-lane limits, one compare per bound (steps are at most K / 128, K < 2^38); FETCH_AT is
+  // the mma after which the register prefetch of the next step goes out (-1: before the step's
+  // activation loads).
+  constexpr bool LEAN = FETCH != kFetchWide;
+  constexpr int FETCH_AT = FETCH == kFetchLeanMid ? 1 : -1;
+  using Step = std::conditional_t<LEAN, int, int64_t>;
   const uint32_t* pw[2];
   const uint8_t* pa[2];
   block_pair_pointers<KB>(packed, absmax, N, n_lo, n_hi, q, first, row_ok, pw, pa);
@@ -169,10 +188,18 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
   // Weights are prefetched one step ahead (registers); activations are loaded at the start of their
   // own step (L1/L2-resident; the bit transposes cover their latency), which saves the registers
   // of a second activation buffer: 80 registers at NT = 1 leave room for 6 CTAs per SM.
+  const int s_end = static_cast<int>(se);
+  const int w_end = min(s_end, static_cast<int>((ktiles + 1 - q / 2) / 2));  // 2 s + q / 2 < ktiles
+  const int a_end = static_cast<int>((kblocks + 3 - q) / 4);                // 4 s + q < kblocks
   uint32_t wn[2][KB];
   uint8_t sn[2];
-  auto w_in = [&](int64_t s) { return s < se && 2 * s + q / 2 < ktiles; };  // the lane's block of step s
-  auto fetch = [&](int64_t step) {  // then advance the pointers by kw steps
+  auto w_in = [&](Step s) {  // the lane's block of step s
+    if constexpr (LEAN)
+      return s < w_end;
+    else
+      return s < se && 2 * s + q / 2 < ktiles;
+  };
+  auto fetch = [&](Step step) {  // then advance the pointers by kw steps
     // kZero: without the zeros ptxas spills in the NT = 2 loops (bench/results/2026-11-25-h100-tcvlean).
     fetch_block_pair<KB, true>(w_in(step), row_ok, pw, pa, w_step, a_step, wn, sn);
   };
@@ -184,11 +211,28 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
   // Not in the register-table kernel (!PR, a codebook that is not fp16-normal): ptxas spills in
   // its loop with the hints (bench/scripts/sass_prefetch_place.py), and it was not measured.
   constexpr bool L2PF = VEC && KB == 3 && PR;
+  // The register prefetch of step + kw, then (L2PF) the hints for step + 2 kw.
+  auto advance = [&](Step step) {
+    fetch(step + kw);
+    if constexpr (L2PF) {
+      if (w_in(step + 2 * kw)) {  // pw and pa now point at step + 2 kw
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+          prefetch_l2(pw[j]);
+          prefetch_l2(pa[j]);
+        }
+      }
+    }
+  };
+  auto after_mma = [&](Step step, int i) {  // FETCH_AT >= 0: the prefetch goes out after that mma
+    if constexpr (FETCH_AT >= 0)
+      if (i == FETCH_AT) advance(step);
+  };
 
   // LATE: the first step's loads go out before `stage` fills the shared codebook and scales and
   // synchronises the CTA, so the codebook's memory round trip overlaps theirs; otherwise the
   // caller staged them before.
-  int64_t step = first;
+  Step step = static_cast<Step>(first);
   if constexpr (LATE) {
     fetch(step);
     stage();
@@ -213,7 +257,7 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
     }
     __syncthreads();
   }
-  for (; step < se; step += kw) {
+  for (; LEAN ? step < s_end : step < se; step += kw) {
     uint32_t wc[2][KB];
     float sc[2];
 #pragma unroll
@@ -222,16 +266,9 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
       for (int b = 0; b < KB; ++b) wc[j][b] = wn[j][b];
       sc[j] = sm.scale[sn[j]];
     }
-    fetch(step + kw);
-    if constexpr (L2PF)
-      if (w_in(step + 2 * kw))  // pw and pa now point at step + 2 kw
-#pragma unroll
-        for (int j = 0; j < 2; ++j) {
-          prefetch_l2(pw[j]);
-          prefetch_l2(pa[j]);
-        }
+    if constexpr (FETCH_AT < 0) advance(step);
     uint4 ac[NT][4];
-    const bool kb_ok = 4 * step + q < kblocks;
+    const bool kb_ok = LEAN ? step < a_end : 4 * step + q < kblocks;
 #pragma unroll
     for (int t = 0; t < NT; ++t) {
       if (kb_ok && tok_ok[t]) {
@@ -263,6 +300,7 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
           for (int r = 0; r < 4; ++r) a[r] = pair2_lds<ACT>(Tn[r & 1][s0 + r / 2], pair_base, c, sc2[r & 1]);
 #pragma unroll
           for (int t = 0; t < NT; ++t) mma16816<ACT>(acc[t], a, word_at(ac[t], 4 * c + s0), word_at(ac[t], 4 * c + s0 + 1));
+          after_mma(step, i);
         }
       } else {
         if constexpr (ADJ) {
@@ -277,6 +315,7 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
 #pragma unroll
             for (int t = 0; t < NT; ++t)
               mma16816<ACT>(acc[t], a, word_at(ac[t], tcv::b_word(i, 0)), word_at(ac[t], tcv::b_word(i, 1)));
+            after_mma(step, i);
           }
         } else {
           // block_nibbles' table (dense k = 4): A registers from frag_from_pairs (the bt_* map of
@@ -288,6 +327,7 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
             uint32_t a[4];
             frag_from_pairs<ACT>(Tn, sc2, pair_base, i, a);
             mma_bt<ACT, NT>(acc, a, ac, i);
+            after_mma(step, i);
           }
         }
       }
@@ -305,6 +345,7 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
 #pragma unroll
         for (int r = 0; r < 4; ++r) a[r] = W[r & 1][tcv::bt_pair_r(i, r)][tcv::bt_pair_c(i)];
         mma_bt<ACT, NT>(acc, a, ac, i);
+        after_mma(step, i);
       }
       continue;
     }
@@ -318,6 +359,7 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
 #pragma unroll
       for (int t = 0; t < NT; ++t)
         mma16816<ACT>(acc[t], a, word_at(ac[t], tcv::b_word(i, 0)), word_at(ac[t], tcv::b_word(i, 1)));
+      after_mma(step, i);
     }
   }
 
@@ -388,6 +430,25 @@ __device__ __noinline__ void tcv_fixup(const float* __restrict__ partials, int s
 //   dense.down, shared_expert.down, GLM o_proj, kv_b_proj; 0.89-0.97x on multi-wave grids).
 enum TcvMode : int { kTcvWorkspace = 0, kTcvUnsplit = 1, kTcvLatency = 2, kTcvEarly = 3 };
 
+// The dense kernels' step loop (TcvFetch), as measured on the H100 with tcv_pdl over Qwen3-Coder-Next,
+// GLM-4.7-Flash and Llama-3-70B at M = 1, 4, 8, 16, k = 2..5 (bench/results/2026-11-27-h100-leanall,
+// arms allmid and alltop against kFetchWide everywhere; geomeans per kernel in its groups.txt): each
+// kernel takes the lean arm whose rows gained (geomean >= 1.01, none below 0.98), else kFetchWide.
+// The kernels no row ran keep kFetchWide.
+template <int KB, int NT, bool PR, TcvMode MODE>
+__host__ __device__ constexpr TcvFetch tcv_fetch_of() {
+  if constexpr (KBIT_TCV_FETCH_ALL >= 0) return static_cast<TcvFetch>(KBIT_TCV_FETCH_ALL);
+  constexpr bool E = MODE == kTcvEarly, L = MODE == kTcvLatency, U = MODE == kTcvUnsplit, W = MODE == kTcvWorkspace;
+  if constexpr (KB == 2)  // k = 2: mid, but top in two-tile latency plans, wide in two-tile workspace ones
+    return NT == 1 ? kFetchLeanMid : W ? kFetchWide : L ? kFetchLeanTop : kFetchLeanMid;
+  if constexpr (KB == 3)  // one tile mid (not unsplit on the pair table: 0.93x); two tiles top
+    return NT == 2 ? kFetchLeanTop : (PR && U) ? kFetchWide : kFetchLeanMid;
+  if constexpr (KB == 4)  // the register table: early one-tile plans mid, two-tile latency plans top
+    return PR ? kFetchWide : (NT == 1 && E) ? kFetchLeanMid : (NT == 2 && L) ? kFetchLeanTop : kFetchWide;
+  // k = 5: one tile unsplit mid, workspace top; two tiles latency mid
+  return NT == 1 ? (U ? kFetchLeanMid : W ? kFetchLeanTop : kFetchWide) : (L ? kFetchLeanMid : kFetchWide);
+}
+
 template <Act ACT, int KB, int NT, bool PR, TcvMode MODE>
 __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
     tcv_kernel(const typename ActTraits<ACT>::T* __restrict__ A, typename ActTraits<ACT>::T* __restrict__ C, int M,
@@ -411,7 +472,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   int64_t sb, se;
   slice_range(tcv_steps(w.K), sk.splits, blockIdx.y, sb, se);
   float acc[NT][4];
-  tcv_tile<ACT, KB, NT, PR, LATE, false>(stage, A, M, w.packed, w.absmax, N, w.K, L, kw, sb, se, sm, tcv_pair_table, acc);
+  tcv_tile<ACT, KB, NT, PR, LATE, false, tcv_fetch_of<KB, NT, PR, MODE>()>(stage, A, M, w.packed, w.absmax, N, w.K, L, kw, sb, se, sm, tcv_pair_table, acc);
   if constexpr (!LATE) pdl_launch_dependents();
 
   if (sk.splits == 1) {
@@ -494,7 +555,11 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   const TcvLane L(blockIdx.y, kw);
   const int64_t N = w.N;
   float acc[NT][4];
-  tcv_tile<ACT, KB, NT, PR, false, true>([] {}, A + static_cast<int64_t>(item.row0) * w.K, item.rows,
+  // The pair-table kernels (k = 2, 3, 4) on the lean loop, prefetch mid-step: grouped k = 4 1.00-1.07x
+  // on every MoE row at M = 1..16 (bench/results/2026-11-27-h100-leanparts, arm bounds), k = 2
+  // 1.03-1.08x and k = 3 1.02-1.06x geomeans per M (-leanall, allmid); k = 5 lost (0.96-1.00x).
+  constexpr TcvFetch F = KBIT_TCV_FETCH_ALL >= 0 ? static_cast<TcvFetch>(KBIT_TCV_FETCH_ALL) : PR ? kFetchLeanMid : kFetchWide;
+  tcv_tile<ACT, KB, NT, PR, false, true, F>([] {}, A + static_cast<int64_t>(item.row0) * w.K, item.rows,
                             w.packed + item.expert * w.expert_words(), w.absmax + item.expert * w.expert_absmax(), N,
                             w.K, L, kw, 0, tcv_steps(w.K), sm, tcv_pair_table, acc);
   pdl_launch_dependents();  // after the main loop, as the busy dense plans

@@ -1198,6 +1198,9 @@ TEST_CASE("gpu: linear reports violated preconditions") {
   a.w.bits = 4;
   a.w.K = 100;
   CHECK(gpu::linear(a) == gpu::Status::bad_shape);
+  a.w.K = 1LL << 31;  // refused before any read of the weights
+  CHECK(gpu::linear(a) == gpu::Status::bad_shape);
+  CHECK(std::string(gpu::status_message()).find("K above 2147483647") != std::string::npos);
   a.w.K = 128;
   a.A = static_cast<const char*>(a.A) + 2;
   CHECK(gpu::linear(a) == gpu::Status::misaligned);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in the twenty-third session (not run yet): why the lean step loop loses at grouped k = 4
+# Ran in the twenty-fourth session, recorded as bench/results/2026-11-27-h100-leanparts (prepared in the twenty-third): why the lean step loop loses at grouped k = 4
 # (bench/results/2026-11-27-h100-tcvlean: 0.87-0.95x, and 0.90-0.97x with its register prefetch kept
 # mid-loop). Its two parts as separate arms, each a patch on this tree's kernels/tcv.cu that changes
 # only the grouped k = 4 pair-table kernels (sass_compare: the other 120 tcv kernels are main's):

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Checks that every tcv kernel of a cubin is SASS-identical to the measured arm its step loop names.
+
+kernels/tcv.cu chooses each kernel's step loop (TcvFetch: wide, lean-top, lean-mid) from an A/B
+(bench/results/2026-11-27-h100-leanall). This script restates that table (EXPECT below, written apart
+from the C++ so the two are compared, not copied) and checks, with nvdisasm, that each dense and
+grouped tcv kernel of NEW equals the same kernel of the cubin built for the arm it names:
+  WIDE: -DKBIT_TCV_FETCH_ALL=0 (every kernel wide: SASS-identical to main 57082e2, before the table),
+  MID: -DKBIT_TCV_FETCH_ALL=2, TOP: -DKBIT_TCV_FETCH_ALL=1.
+Build each with
+  nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -DKBIT_HAVE_SM90A=1 -I kernels -I lib \
+       -cubin kernels/tcv.cu -o X.cubin   (plus the arm's -D)
+Usage: python3 bench/scripts/sass_fetch_check.py NEW WIDE MID TOP   (exit 1 on any mismatch).
+NVDISASM overrides the nvdisasm path."""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sass_compare import instructions  # noqa: E402
+
+
+def expect(kb, nt, pr, mode, grouped):
+    """The arm of kernel (k, NT, PR, TcvMode); grouped: grouped_tcv_kernel (mode unused)."""
+    if grouped:
+        return "mid" if pr else "wide"
+    E, L, U, W = mode == 3, mode == 2, mode == 1, mode == 0
+    if kb == 2:
+        return "mid" if nt == 1 else "wide" if W else "top" if L else "mid"
+    if kb == 3:
+        return "top" if nt == 2 else "wide" if (pr and U) else "mid"
+    if kb == 4:
+        return "wide" if pr else "mid" if (nt == 1 and E) else "top" if (nt == 2 and L) else "wide"
+    return ("mid" if U else "top" if W else "wide") if nt == 1 else ("mid" if L else "wide")
+
+
+def main():
+    if len(sys.argv) != 5:
+        sys.exit(__doc__)
+    new = instructions(sys.argv[1])
+    arms = {"wide": instructions(sys.argv[2]), "mid": instructions(sys.argv[3]), "top": instructions(sys.argv[4])}
+    pat = re.compile(r"(grouped_tcv_kernel|10tcv_kernel)ILNS0_3ActE(\d)ELi(\d)ELi(\d)ELb(\d)E(?:LNS1_7TcvModeE(\d))?")
+    n = bad = 0
+    for name, ins in sorted(new.items()):
+        m = pat.search(name)
+        if not m:
+            continue
+        grouped = m.group(1).startswith("grouped")
+        kb, nt, pr = int(m.group(3)), int(m.group(4)), int(m.group(5))
+        mode = int(m.group(6)) if m.group(6) else -1
+        want = expect(kb, nt, pr, mode, grouped)
+        same = [a for a, d in arms.items() if d.get(name) == ins]
+        n += 1
+        if want not in same:
+            bad += 1
+            print(f"MISMATCH {'grouped' if grouped else 'dense'} act={m.group(2)} k={kb} NT={nt} PR={pr} mode={mode}: "
+                  f"expected {want}, equals {same or 'none'}")
+    print(f"{n} tcv kernels, {n - bad} identical to the arm they name, {bad} not")
+    sys.exit(1 if bad or n == 0 else 0)
+
+
+if __name__ == "__main__":
+    main()
