@@ -47,6 +47,10 @@
 #ifndef KBIT_TCV_FETCH_ALL
 #define KBIT_TCV_FETCH_ALL -1
 #endif
+// Experiment knob: the mma after which kFetchLeanMid issues the prefetch (0..7; measured: 1).
+#ifndef KBIT_TCV_FETCH_MID_AT
+#define KBIT_TCV_FETCH_MID_AT 1
+#endif
 
 namespace kbit::gpu::detail {
 
@@ -171,7 +175,7 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
   // the mma after which the register prefetch of the next step goes out (-1: before the step's
   // activation loads).
   constexpr bool LEAN = FETCH != kFetchWide;
-  constexpr int FETCH_AT = FETCH == kFetchLeanMid ? 1 : -1;
+  constexpr int FETCH_AT = FETCH == kFetchLeanMid ? KBIT_TCV_FETCH_MID_AT : -1;
   using Step = std::conditional_t<LEAN, int, int64_t>;
   const uint32_t* pw[2];
   const uint8_t* pa[2];
