@@ -559,10 +559,15 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
   const TcvLane L(blockIdx.y, kw);
   const int64_t N = w.N;
   float acc[NT][4];
-  // The pair-table kernels (k = 2, 3, 4) on the lean loop, prefetch mid-step: grouped k = 4 1.00-1.07x
-  // on every MoE row at M = 1..16 (bench/results/2026-11-27-h100-leanparts, arm bounds), k = 2
-  // 1.03-1.08x and k = 3 1.02-1.06x geomeans per M (-leanall, allmid); k = 5 lost (0.96-1.00x).
-  constexpr TcvFetch F = KBIT_TCV_FETCH_ALL >= 0 ? static_cast<TcvFetch>(KBIT_TCV_FETCH_ALL) : PR ? kFetchLeanMid : kFetchWide;
+  // The pair-table kernels (k = 2, 3, 4) and k = 2 on the register table on the lean loop, prefetch
+  // mid-step: grouped k = 4 1.00-1.07x on every MoE row at M = 1..16 (bench/results/2026-11-27-h100-
+  // leanparts, arm bounds); k = 2 1.03-1.08x and k = 3 1.02-1.06x geomeans per M (-leanall, allmid;
+  // at k = 2, M = 8 and 16 the register-table kernels: -fetchland left them wide and those rows read
+  // 0.995, -fetchat's lean arms 1.03-1.09x); k = 5 lost (0.96-1.00x). The k = 3, 4 register-table
+  // kernels (codebooks that are not fp16-normal) ran in no bench row and stay wide.
+  constexpr TcvFetch F = KBIT_TCV_FETCH_ALL >= 0 ? static_cast<TcvFetch>(KBIT_TCV_FETCH_ALL)
+                         : (PR || KB == 2)       ? kFetchLeanMid
+                                                 : kFetchWide;
   tcv_tile<ACT, KB, NT, PR, false, true, F>([] {}, A + static_cast<int64_t>(item.row0) * w.K, item.rows,
                             w.packed + item.expert * w.expert_words(), w.absmax + item.expert * w.expert_absmax(), N,
                             w.K, L, kw, 0, tcv_steps(w.K), sm, tcv_pair_table, acc);

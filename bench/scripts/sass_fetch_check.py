@@ -23,7 +23,7 @@ from sass_compare import instructions  # noqa: E402
 def expect(kb, nt, pr, mode, grouped):
     """The arm of kernel (k, NT, PR, TcvMode); grouped: grouped_tcv_kernel (mode unused)."""
     if grouped:
-        return "mid" if pr else "wide"
+        return "mid" if (pr or kb == 2) else "wide"
     E, L, U, W = mode == 3, mode == 2, mode == 1, mode == 0
     if kb == 2:
         return "mid" if nt == 1 else "wide" if W else "top" if L else "mid"
