@@ -26,4 +26,4 @@ arm_setup() {
 BUDGET=$((BUDGET - 70)) MIN_LEFT=10 REPS=2 bench_rotation s24ab old new
 SHAPES=$R/data/shapes.json
 arm_setup() { KERNELS=automatic_pdl; B="--M 1,2,4,8 --bits 2,3,4,5 --dtypes f16 --models qwen3-coder-next glm-4.7-flash"; }
-BUDGET=$((BUDGET + 70)) MIN_LEFT=10 REPS=1 bench_rotation s24-record record
+MIN_LEFT=10 REPS=1 bench_rotation s24-record record
