@@ -18,25 +18,11 @@ set -u
 source bench/scripts/lib/device_run.sh
 source bench/scripts/lib/device_build.sh
 device_run_init /tmp/fetchat ${FA_BUDGET:-585}
-device_sys || exit 1
-CUDA_FLAGS="-DKBIT_TCV_FETCH_ALL=2 -DKBIT_TCV_FETCH_MID_AT=0" device_build . /tmp/fa-at0 5 kbit-bench kbit-verify & p1=$!
-CUDA_FLAGS="-DKBIT_TCV_FETCH_ALL=2 -DKBIT_TCV_FETCH_MID_AT=3" device_build . /tmp/fa-at3 5 kbit-bench kbit-verify & p2=$!
-device_build . /tmp/fa-main 6 kbit-bench kbit-verify kbit_tests_kernels; rc=$?
-wait $p1 || rc=1; wait $p2 || rc=1
-s "builds rc=$rc after $((SECONDS - T0)) s"
-[ $rc = 0 ] || { tail -n 20 /tmp/fa-main.log /tmp/fa-at0.log /tmp/fa-at3.log | tee -a "$W/summary.txt"; exit 1; }
-device_install /tmp/fa-main
-for a in at0 at3; do
-  cp /tmp/fa-$a/apps/kbit-bench/kbit-bench .deps/gpu/kbit-bench-$a
-  cp /tmp/fa-$a/apps/kbit-verify/kbit-verify .deps/gpu/kbit-verify-$a
-done
+device_build_knob_arms /tmp/fa at0="-DKBIT_TCV_FETCH_ALL=2 -DKBIT_TCV_FETCH_MID_AT=0" at3="-DKBIT_TCV_FETCH_ALL=2 -DKBIT_TCV_FETCH_MID_AT=3" || exit 1
 gpu_info
 gpu_doctest kernels kbit_tests_kernels 80
 doctest_sanitize racecheck '*cluster and workspace split-K*' 80
-for a in at0 at3; do
-  V=(.deps/gpu/kbit-verify-$a --shapes "$R/data/shapes.json")
-  verify_run verify-$a 60 3 "verify --quick tcv,grouped_tcv ($a)" --quick --kernels tcv,grouped_tcv
-done
+verify_arms 60 tcv,grouped_tcv at0 at3
 arm_setup() {
   KERNELS=tcv_pdl,grouped_tcv
   case $1 in at0 | at3) BIN=.deps/gpu/kbit-bench-$1 ;; esac

@@ -20,25 +20,11 @@ set -u
 source bench/scripts/lib/device_run.sh
 source bench/scripts/lib/device_build.sh
 device_run_init /tmp/leanall ${LA_BUDGET:-585}
-device_sys || exit 1
-CUDA_FLAGS=-DKBIT_TCV_FETCH_ALL=2 device_build . /tmp/la-allmid 5 kbit-bench kbit-verify & p1=$!
-CUDA_FLAGS="-DKBIT_TCV_FETCH_ALL=1" device_build . /tmp/la-alltop 5 kbit-bench kbit-verify & p2=$!
-device_build . /tmp/la-main 6 kbit-bench kbit-verify kbit_tests_kernels; rc=$?
-wait $p1 || rc=1; wait $p2 || rc=1
-s "builds rc=$rc after $((SECONDS - T0)) s"
-[ $rc = 0 ] || { tail -n 20 /tmp/la-main.log /tmp/la-allmid.log /tmp/la-alltop.log | tee -a "$W/summary.txt"; exit 1; }
-device_install /tmp/la-main
-for a in allmid alltop; do
-  cp /tmp/la-$a/apps/kbit-bench/kbit-bench .deps/gpu/kbit-bench-$a
-  cp /tmp/la-$a/apps/kbit-verify/kbit-verify .deps/gpu/kbit-verify-$a
-done
+device_build_knob_arms /tmp/la allmid=-DKBIT_TCV_FETCH_ALL=2 alltop=-DKBIT_TCV_FETCH_ALL=1 || exit 1
 gpu_info
 doctest_filter '*grouped_tcv*,*MoE kernels*' 60 'grouped_tcv, MoE kernels'
 doctest_sanitize memcheck '*grouped_tcv*' 60
-for a in allmid alltop; do
-  V=(.deps/gpu/kbit-verify-$a --shapes "$R/data/shapes.json")
-  verify_run verify-$a 60 3 "verify --quick tcv,grouped_tcv ($a)" --quick --kernels tcv,grouped_tcv
-done
+verify_arms 60 tcv,grouped_tcv allmid alltop
 arm_setup() {
   KERNELS=tcv_pdl,grouped_tcv
   case $1 in allmid | alltop) BIN=.deps/gpu/kbit-bench-$1 ;; esac

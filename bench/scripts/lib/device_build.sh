@@ -55,3 +55,29 @@ device_build_new() {
   [ $rc = 0 ] || { tail -n 20 "$build.log" | tee -a "$W/summary.txt"; return 1; }
   device_install "$build"
 }
+
+# device_build_knob_arms PREFIX ARM=FLAGS...: this tree built side by side into PREFIX-main (kbit-bench,
+# kbit-verify, kbit_tests_kernels; 6 jobs) and into PREFIX-ARM per arm with FLAGS as CMAKE_CUDA_FLAGS
+# (an experiment's -D knobs; kbit-bench and kbit-verify, 5 jobs each). Then main is installed
+# (device_install) and each arm's binaries go to .deps/gpu/kbit-bench-ARM and kbit-verify-ARM. The
+# status and time in the summary; returns 1 (with the logs' tails) if any build failed.
+device_build_knob_arms() {
+  local prefix=$1 a p rc pids=()
+  shift
+  device_sys || return 1
+  for a in "$@"; do
+    CUDA_FLAGS="${a#*=}" device_build . "$prefix-${a%%=*}" 5 kbit-bench kbit-verify & pids+=($!)
+  done
+  device_build . "$prefix-main" 6 kbit-bench kbit-verify kbit_tests_kernels; rc=$?
+  for p in "${pids[@]}"; do wait "$p" || rc=1; done
+  s "builds (main${*:+ and }${*%%=*}) rc=$rc after $((SECONDS - T0)) s"
+  if [ $rc != 0 ]; then
+    for a in main "$@"; do tail -n 20 "$prefix-${a%%=*}.log"; done | tee -a "$W/summary.txt"
+    return 1
+  fi
+  device_install "$prefix-main"
+  for a in "$@"; do
+    cp "$prefix-${a%%=*}/apps/kbit-bench/kbit-bench" ".deps/gpu/kbit-bench-${a%%=*}"
+    cp "$prefix-${a%%=*}/apps/kbit-verify/kbit-verify" ".deps/gpu/kbit-verify-${a%%=*}"
+  done
+}

@@ -238,3 +238,15 @@ gemv_plan_ab() {
   }
   MIN_LEFT=20 REPS=2 bench_rotation "$1" old new
 }
+
+# verify_arms TIMEOUT_S KERNELS ARM...: kbit-verify --quick --kernels KERNELS with each arm's
+# .deps/gpu/kbit-verify-ARM (verify_run, into $W/verify-ARM.txt; the last 3 lines in the summary).
+verify_arms() {
+  local t=$1 k=$2 a
+  shift 2
+  for a in "$@"; do
+    V=(.deps/gpu/kbit-verify-$a --shapes "$R/data/shapes.json")
+    verify_run "verify-$a" "$t" 3 "verify --quick $k ($a)" --quick --kernels "$k"
+  done
+  V=(.deps/gpu/kbit-verify --shapes "$R/data/shapes.json")
+}
