@@ -34,13 +34,12 @@ def expect(kb, nt, pr, mode, grouped):
     return ("mid" if U else "top" if W else "wide") if nt == 1 else ("mid" if L else "wide")
 
 
-def main():
-    if len(sys.argv) != 5:
-        sys.exit(__doc__)
-    new = instructions(sys.argv[1])
-    arms = {"wide": instructions(sys.argv[2]), "mid": instructions(sys.argv[3]), "top": instructions(sys.argv[4])}
+def check(new_cubin, wide_cubin, mid_cubin, top_cubin):
+    """(tcv kernels in NEW, [one line per kernel not identical to the arm its table entry names])."""
+    new = instructions(new_cubin)
+    arms = {"wide": instructions(wide_cubin), "mid": instructions(mid_cubin), "top": instructions(top_cubin)}
     pat = re.compile(r"(grouped_tcv_kernel|10tcv_kernel)ILNS0_3ActE(\d)ELi(\d)ELi(\d)ELb(\d)E(?:LNS1_7TcvModeE(\d))?")
-    n = bad = 0
+    n, bad = 0, []
     for name, ins in sorted(new.items()):
         m = pat.search(name)
         if not m:
@@ -52,10 +51,18 @@ def main():
         same = [a for a, d in arms.items() if d.get(name) == ins]
         n += 1
         if want not in same:
-            bad += 1
-            print(f"MISMATCH {'grouped' if grouped else 'dense'} act={m.group(2)} k={kb} NT={nt} PR={pr} mode={mode}: "
-                  f"expected {want}, equals {same or 'none'}")
-    print(f"{n} tcv kernels, {n - bad} identical to the arm they name, {bad} not")
+            bad.append(f"{'grouped' if grouped else 'dense'} act={m.group(2)} k={kb} NT={nt} PR={pr} mode={mode}: "
+                       f"expected {want}, equals {same or 'none'}")
+    return n, bad
+
+
+def main():
+    if len(sys.argv) != 5:
+        sys.exit(__doc__)
+    n, bad = check(*sys.argv[1:5])
+    for b in bad:
+        print("MISMATCH " + b)
+    print(f"{n} tcv kernels, {n - len(bad)} identical to the arm they name, {len(bad)} not")
     sys.exit(1 if bad or n == 0 else 0)
 
 
