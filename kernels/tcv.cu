@@ -47,6 +47,13 @@
 #ifndef KBIT_TCV_FETCH_ALL
 #define KBIT_TCV_FETCH_ALL -1
 #endif
+// Experiment knob: the least resident CTAs per SM that __launch_bounds__ asks of the one-tile
+// grouped kernels on the k = 2, 3 pair tables (default 6: 80 registers). 8 caps them at 64
+// registers (ptxas: no spills) for 32 warps per SM; their shared memory fits 8 CTAs. The k = 4
+// table's 32 KB holds that kernel at 6 whatever its registers.
+#ifndef KBIT_TCV_GROUPED_MIN_BLOCKS
+#define KBIT_TCV_GROUPED_MIN_BLOCKS 6
+#endif
 // Experiment knob: the mma after which kFetchLeanMid issues the prefetch (0..7; measured: 1).
 #ifndef KBIT_TCV_FETCH_MID_AT
 #define KBIT_TCV_FETCH_MID_AT 1
@@ -537,7 +544,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
 // Grouped: blockIdx.x is a work item (expert, up to 8 NT consecutive rows of it), blockIdx.y the
 // row tile. All of K per CTA (kw warps split it); no split-K.
 template <Act ACT, int KB, int NT, bool PR>
-__global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
+__global__ void __launch_bounds__(kTcvThreads, NT == 1 ? (PR && KB <= 3 ? KBIT_TCV_GROUPED_MIN_BLOCKS : 6) : 5)
     grouped_tcv_kernel(const typename ActTraits<ACT>::T* __restrict__ A, typename ActTraits<ACT>::T* __restrict__ C,
                        const int32_t* offsets, TiledView w, int kw) {
   using Tr = ActTraits<ACT>;
@@ -594,6 +601,18 @@ template <Act ACT, int KB, int NT, bool PR>
 int tcv_blocks_per_sm() {
   static int cache[64] = {};
   return cached_blocks_per_sm(tcv_kernel<ACT, KB, NT, PR, kTcvUnsplit>, kTcvThreads, cache, tcv_dyn_smem(KB, PR));
+}
+
+// The grouped kernel's slots per SM: the dense kernel's (the same occupancy at the default bounds),
+// or, under the experiment knob KBIT_TCV_GROUPED_MIN_BLOCKS, the grouped kernel's own.
+template <Act ACT, int KB, int NT, bool PR>
+int grouped_blocks_per_sm() {
+#if KBIT_TCV_GROUPED_MIN_BLOCKS != 6
+  static int cache[64] = {};
+  return cached_blocks_per_sm(grouped_tcv_kernel<ACT, KB, NT, PR>, kTcvThreads, cache, tcv_dyn_smem(KB, PR));
+#else
+  return tcv_blocks_per_sm<ACT, KB, NT, PR>();
+#endif
 }
 
 template <Act ACT, int KB, bool PR>
@@ -685,7 +704,7 @@ template <Act ACT, int KB, bool PR>
 cudaError_t launch_grouped_nt(const MoeArgs& a) {
   auto run = [&](auto nt) {
     constexpr int NT = decltype(nt)::value;
-    const int64_t slots = static_cast<int64_t>(tcv_blocks_per_sm<ACT, KB, NT, PR>()) * device_sm_count();
+    const int64_t slots = static_cast<int64_t>(grouped_blocks_per_sm<ACT, KB, NT, PR>()) * device_sm_count();
     const int64_t items = std::max<int64_t>(1, std::min<int64_t>(a.w.E, a.total_rows));  // expected active
     const int64_t steps = tcv_steps(a.w.K);
     return launch_grouped_t<ACT, KB, NT, PR>(a, grouped_tcv_kw(items, a.w.N, steps, slots, PR));

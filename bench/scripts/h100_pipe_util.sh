@@ -6,6 +6,7 @@
 # (filtered) + gzipped raw pages.
 # The tcw profile (bench/results/2026-11-25-h100-tcw/ncu) ran M32/k4/f16/tcw, M128/k4/f16/tcw and
 # M16/k4/f16/tcv, each under dense/llama-3-70b.mlp.gate_up/N57344.K8192/.
+# VERIFY: the kbit-verify binary (default .deps/gpu/kbit-verify; an experiment arm's build).
 set -u
 G=dense/llama-3-70b.mlp.gate_up/N57344.K8192
 for c in ${CASES:-$G/M1/k2/f16/tcv $G/M1/k4/f16/tcv $G/M1/k2/f16/gemv}; do
@@ -13,7 +14,7 @@ for c in ${CASES:-$G/M1/k2/f16/tcv $G/M1/k4/f16/tcv $G/M1/k2/f16/gemv}; do
   timeout 150 ncu --clock-control none --kernel-name regex:"${c##*/}_kernel" --launch-count 1 \
     --section ComputeWorkloadAnalysis --section InstructionStats --section SpeedOfLight --section WarpStateStats \
     --section Occupancy --section MemoryWorkloadAnalysis --page raw \
-    .deps/gpu/kbit-verify --case "$c" --no-cublas --no-rerun --no-exact --shapes data/shapes.json > $OUT/raw_$tag.txt 2>&1
+    ${VERIFY:-.deps/gpu/kbit-verify} --case "$c" --no-cublas --no-rerun --no-exact --shapes data/shapes.json > $OUT/raw_$tag.txt 2>&1
   echo "== $c rc=$?" >> $OUT/pipes.txt
   grep -E "gpu__time_duration.sum|dram__throughput.avg.pct_of_peak_sustained_elapsed|sm__warps_active.avg.pct_of_peak|sm__inst_executed_pipe_.*pct_of_peak_sustained_active|sm__pipe_.*cycles_active.avg.pct_of_peak_sustained_active|smsp__average_warps_issue_stalled_.*_per_issue_active.ratio|smsp__issue_active.avg.pct|launch__registers_per_thread|launch__occupancy_limit" $OUT/raw_$tag.txt \
     | grep -vE "\.max |\.min |\.sum\.pct" | awk '{ v=$NF+0; if (v >= 0.05 || $0 ~ /duration|dram|registers|occupancy|warps_active|issue_active/) print }' >> $OUT/pipes.txt
