@@ -47,12 +47,13 @@
 #ifndef KBIT_TCV_FETCH_ALL
 #define KBIT_TCV_FETCH_ALL -1
 #endif
-// Experiment knob: the least resident CTAs per SM that __launch_bounds__ asks of the one-tile
-// grouped kernels on the k = 2, 3 pair tables (default 6: 80 registers). 8 caps them at 64
-// registers (ptxas: no spills) for 32 warps per SM; their shared memory fits 8 CTAs. The k = 4
-// table's 32 KB holds that kernel at 6 whatever its registers.
-#ifndef KBIT_TCV_GROUPED_MIN_BLOCKS
-#define KBIT_TCV_GROUPED_MIN_BLOCKS 6
+// Experiment knob: the least resident CTAs per SM that __launch_bounds__ asks of the one-tile tcv
+// kernels, dense and grouped, on the k = 2, 3 pair tables (default 6: 80 registers). 8 caps them at
+// 64 registers (ptxas: no spills) for 32 warps per SM; their shared memory fits 8 CTAs. The k = 4
+// table's 32 KB holds its kernels at 6 whatever their registers, and the register-table kernels
+// spill at 64.
+#ifndef KBIT_TCV_PAIRS_MIN_BLOCKS
+#define KBIT_TCV_PAIRS_MIN_BLOCKS 6
 #endif
 // Experiment knob: the mma after which kFetchLeanMid issues the prefetch (0..7; measured: 1).
 #ifndef KBIT_TCV_FETCH_MID_AT
@@ -461,7 +462,7 @@ __host__ __device__ constexpr TcvFetch tcv_fetch_of() {
 }
 
 template <Act ACT, int KB, int NT, bool PR, TcvMode MODE>
-__global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
+__global__ void __launch_bounds__(kTcvThreads, NT == 1 ? (PR && KB <= 3 ? KBIT_TCV_PAIRS_MIN_BLOCKS : 6) : 5)
     tcv_kernel(const typename ActTraits<ACT>::T* __restrict__ A, typename ActTraits<ACT>::T* __restrict__ C, int M,
                TiledView w, SplitK sk, int kw) {
   using Tr = ActTraits<ACT>;
@@ -544,7 +545,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? 6 : 5)
 // Grouped: blockIdx.x is a work item (expert, up to 8 NT consecutive rows of it), blockIdx.y the
 // row tile. All of K per CTA (kw warps split it); no split-K.
 template <Act ACT, int KB, int NT, bool PR>
-__global__ void __launch_bounds__(kTcvThreads, NT == 1 ? (PR && KB <= 3 ? KBIT_TCV_GROUPED_MIN_BLOCKS : 6) : 5)
+__global__ void __launch_bounds__(kTcvThreads, NT == 1 ? (PR && KB <= 3 ? KBIT_TCV_PAIRS_MIN_BLOCKS : 6) : 5)
     grouped_tcv_kernel(const typename ActTraits<ACT>::T* __restrict__ A, typename ActTraits<ACT>::T* __restrict__ C,
                        const int32_t* offsets, TiledView w, int kw) {
   using Tr = ActTraits<ACT>;
@@ -604,10 +605,10 @@ int tcv_blocks_per_sm() {
 }
 
 // The grouped kernel's slots per SM: the dense kernel's (the same occupancy at the default bounds),
-// or, under the experiment knob KBIT_TCV_GROUPED_MIN_BLOCKS, the grouped kernel's own.
+// or, under the experiment knob KBIT_TCV_PAIRS_MIN_BLOCKS, the grouped kernel's own.
 template <Act ACT, int KB, int NT, bool PR>
 int grouped_blocks_per_sm() {
-#if KBIT_TCV_GROUPED_MIN_BLOCKS != 6
+#if KBIT_TCV_PAIRS_MIN_BLOCKS != 6
   static int cache[64] = {};
   return cached_blocks_per_sm(grouped_tcv_kernel<ACT, KB, NT, PR>, kTcvThreads, cache, tcv_dyn_smem(KB, PR));
 #else
