@@ -179,11 +179,12 @@ __device__ __forceinline__ void tcv_tile(Stage&& stage, const typename ActTraits
   const bool row_ok[2] = {n_lo < N, n_hi < N};
   const int64_t first = sb + ks;
   // The step loop (TcvFetch, chosen per kernel by tcv_fetch_of): LEAN runs it on 32-bit counters
-  // against per-lane limits, one compare per bound (steps are at most K / 128, K < 2^38); FETCH_AT is
-  // the mma after which the register prefetch of the next step goes out (-1: before the step's
-  // activation loads).
+  // against per-lane limits, one compare per bound (steps are at most K / 128; check_weights caps K
+  // at 2^31 - 1); FETCH_AT is the mma after which the register prefetch of the next step goes out
+  // (-1: before the step's activation loads).
   constexpr bool LEAN = FETCH != kFetchWide;
   constexpr int FETCH_AT = FETCH == kFetchLeanMid ? KBIT_TCV_FETCH_MID_AT : -1;
+  static_assert(FETCH_AT < tcv::kMmasPerStep, "KBIT_TCV_FETCH_MID_AT names one of the step's mmas");
   using Step = std::conditional_t<LEAN, int, int64_t>;
   const uint32_t* pw[2];
   const uint8_t* pa[2];
@@ -453,8 +454,8 @@ __host__ __device__ constexpr TcvFetch tcv_fetch_of() {
   constexpr bool E = MODE == kTcvEarly, L = MODE == kTcvLatency, U = MODE == kTcvUnsplit, W = MODE == kTcvWorkspace;
   if constexpr (KB == 2)  // k = 2: mid, but top in two-tile latency plans, wide in two-tile workspace ones
     return NT == 1 ? kFetchLeanMid : W ? kFetchWide : L ? kFetchLeanTop : kFetchLeanMid;
-  if constexpr (KB == 3)  // one tile mid (not unsplit on the pair table: 0.93x); two tiles top
-    return NT == 2 ? kFetchLeanTop : (PR && U) ? kFetchWide : kFetchLeanMid;
+  if constexpr (KB == 3)  // one tile mid, but on the pair table not unsplit (0.93x) nor latency (no row); two tiles top
+    return NT == 2 ? kFetchLeanTop : (PR && (U || L)) ? kFetchWide : kFetchLeanMid;
   if constexpr (KB == 4)  // the register table: early one-tile plans mid, two-tile latency plans top
     return PR ? kFetchWide : (NT == 1 && E) ? kFetchLeanMid : (NT == 2 && L) ? kFetchLeanTop : kFetchWide;
   // k = 5: one tile unsplit mid, workspace top; two tiles latency mid
@@ -484,7 +485,8 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? (PR && KB <= 3 ? KBIT_T
   int64_t sb, se;
   slice_range(tcv_steps(w.K), sk.splits, blockIdx.y, sb, se);
   float acc[NT][4];
-  tcv_tile<ACT, KB, NT, PR, LATE, false, tcv_fetch_of<KB, NT, PR, MODE>()>(stage, A, M, w.packed, w.absmax, N, w.K, L, kw, sb, se, sm, tcv_pair_table, acc);
+  constexpr TcvFetch F = tcv_fetch_of<KB, NT, PR, MODE>();
+  tcv_tile<ACT, KB, NT, PR, LATE, false, F>(stage, A, M, w.packed, w.absmax, N, w.K, L, kw, sb, se, sm, tcv_pair_table, acc);
   if constexpr (!LATE) pdl_launch_dependents();
 
   if (sk.splits == 1) {

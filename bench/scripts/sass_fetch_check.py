@@ -28,7 +28,7 @@ def expect(kb, nt, pr, mode, grouped):
     if kb == 2:
         return "mid" if nt == 1 else "wide" if W else "top" if L else "mid"
     if kb == 3:
-        return "top" if nt == 2 else "wide" if (pr and U) else "mid"
+        return "top" if nt == 2 else "wide" if (pr and (U or L)) else "mid"
     if kb == 4:
         return "wide" if pr else "mid" if (nt == 1 and E) else "top" if (nt == 2 and L) else "wide"
     return ("mid" if U else "top" if W else "wide") if nt == 1 else ("mid" if L else "wide")

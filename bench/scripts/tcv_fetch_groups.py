@@ -3,7 +3,8 @@
 
 A dense tcv row runs tcv_kernel<ACT, KB, NT, PR, MODE>; an A/B of a change made in some of those
 kernels reads best per kernel. The kernel of each row, from its shape and M:
-  NT = 2 above M = 8; PR (the pair tables) at k = 2, 3 for M <= 4 and at k = 4 for N K >= 32e6
+  NT = 2 above M = 8; PR (the pair tables) at k = 2 for M <= 4, at k = 3 for M <= 4 and N K >= 32e6,
+  and at k = 4 for N K >= 32e6
   (kernels/launch.h, tcv_uses_pairs, fp16-normal codebooks as kbit-bench quantizes);
   MODE from tcv_plan_for and tcv_early_launch (lib/kbit/tcv_sched.h) with the H100's slots
   (bench/scripts/tcv_plan_modes.cpp, built here with g++).
@@ -58,7 +59,7 @@ def main():
             if k not in a:
                 continue
             M, bits, N, K = k[2], k[3], k[4], k[5]
-            pr = (bits in (2, 3) and M <= 4) or (bits == 4 and N * K >= 32e6)
+            pr = (bits == 2 and M <= 4) or (bits == 3 and M <= 4 and N * K >= 32e6) or (bits == 4 and N * K >= 32e6)
             groups[(bits, 2 if M > 8 else 1, pr, mode)].append(base[k] / a[k])
         print(f"== {arm} against {base_arm} (tcv_pdl)")
         for g in sorted(groups):
