@@ -21,7 +21,6 @@ NVCC SOURCE_DIR WORK_DIR. Exit 77 (skip) without nvdisasm. KBIT_SASS_CUBIN / KBI
 a gemv / tcv cubin built already (checking this script itself)."""
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -29,9 +28,9 @@ import sys
 def main():
     nvcc, src, work = sys.argv[1:4]
     sys.path.insert(0, os.path.join(src, "bench", "scripts"))
-    from sass_loop_mix import functions  # the nvdisasm parsing the SASS scripts share
-    nvdisasm = os.environ.get("NVDISASM") or shutil.which("nvdisasm") or os.path.join(os.path.dirname(nvcc), "nvdisasm")
-    if not os.path.exists(nvdisasm):
+    from sass_loop_mix import find_nvdisasm, functions  # the nvdisasm parsing the SASS scripts share
+    nvdisasm = find_nvdisasm(nvcc)
+    if not nvdisasm:
         print("nvdisasm not found next to %s or on PATH: skipped" % nvcc)
         return 77
     os.makedirs(work, exist_ok=True)

@@ -9,7 +9,6 @@ kernels is SASS-identical to the kernel of the arm the table names. So an edit o
 fails here. Negative control: the all-wide build checked as the tree must fail (the check can fail).
 Usage: tcv_fetch_table.py NVCC SOURCE_DIR WORK_DIR. Exit 77 (skip) without nvdisasm."""
 import os
-import shutil
 import subprocess
 import sys
 
@@ -17,8 +16,9 @@ import sys
 def main():
     nvcc, src, work = sys.argv[1:4]
     sys.path.insert(0, os.path.join(src, "bench", "scripts"))
-    nvdisasm = os.environ.get("NVDISASM") or shutil.which("nvdisasm") or os.path.join(os.path.dirname(nvcc), "nvdisasm")
-    if not os.path.exists(nvdisasm):
+    from sass_loop_mix import find_nvdisasm
+    nvdisasm = find_nvdisasm(nvcc)
+    if not nvdisasm:
         print("nvdisasm not found next to %s or on PATH: skipped" % nvcc)
         return 77
     os.environ["NVDISASM"] = nvdisasm

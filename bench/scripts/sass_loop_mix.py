@@ -12,10 +12,17 @@ paths included (they inflate the count of loops with rarely taken branches: chec
 import argparse
 import os
 import re
+import shutil
 import subprocess
 from collections import Counter
 
 INSTR = re.compile(r"^\s+/\*[0-9a-f]+\*/\s+(.*)$")
+
+
+def find_nvdisasm(nvcc):
+    """The nvdisasm to use: NVDISASM, else on PATH, else next to nvcc; None where none exists."""
+    path = os.environ.get("NVDISASM") or shutil.which("nvdisasm") or os.path.join(os.path.dirname(nvcc), "nvdisasm")
+    return path if os.path.exists(path) else None
 
 
 def disassemble(cubin):
