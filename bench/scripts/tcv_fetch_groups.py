@@ -3,11 +3,9 @@
 
 A dense tcv row runs tcv_kernel<ACT, KB, NT, PR, MODE>; an A/B of a change made in some of those
 kernels reads best per kernel. The kernel of each row, from its shape and M:
-  NT = 2 above M = 8; PR (the pair tables) at k = 2 for M <= 4, at k = 3 for M <= 4 and N K >= 32e6,
-  and at k = 4 for N K >= 32e6
-  (kernels/launch.h, tcv_uses_pairs, fp16-normal codebooks as kbit-bench quantizes);
-  MODE from tcv_plan_for and tcv_early_launch (lib/kbit/tcv_sched.h) with the H100's slots
-  (bench/scripts/tcv_plan_modes.cpp, built here with g++).
+  NT = 2 above M = 8; PR (the pair tables) and MODE from bench/scripts/tcv_plan_modes.cpp (built here
+  with g++): tcv_uses_pairs's rule on kernels/launch.h's thresholds, and tcv_plan_for and
+  tcv_early_launch (lib/kbit/tcv_sched.h) with the H100's slots.
 Per group: rows, geomean of old/new medians (>1: the arm is faster), min and max. Usage:
   python3 bench/scripts/tcv_fetch_groups.py RESULTS_DIR BASE_ARM ARM [ARM...]
 (RESULTS_DIR holds bench-<i>-<arm>.json[.gz] of bench_rotation; each row's fastest median over reps)."""
@@ -36,11 +34,13 @@ def load(d, arm, kernel="tcv_pdl"):
 
 
 def plans(keys):
+    """[(mode, pair table)] of the dense kernel each row (model, shape, M, bits, N, K) ran."""
     exe = os.path.join(tempfile.mkdtemp(), "tcv_plan_modes")
-    subprocess.run(["g++", "-std=c++20", "-O1", "-I", os.path.join(ROOT, "lib"), "-o", exe,
-                    os.path.join(HERE, "tcv_plan_modes.cpp")], check=True)
+    subprocess.run(["g++", "-std=c++20", "-O1", "-I", os.path.join(ROOT, "lib"), "-I", os.path.join(ROOT, "kernels"),
+                    "-o", exe, os.path.join(HERE, "tcv_plan_modes.cpp")], check=True)
     inp = "".join(f"{k[2]} {k[4]} {k[5]} {k[3]}\n" for k in keys)
-    return [l.split()[0] for l in subprocess.run([exe], input=inp, capture_output=True, text=True, check=True).stdout.splitlines()]
+    out = subprocess.run([exe], input=inp, capture_output=True, text=True, check=True).stdout.splitlines()
+    return [(l.split()[0], l.split()[4] == "1") for l in out]
 
 
 def main():
@@ -55,11 +55,10 @@ def main():
     for arm in arms:
         a = load(d, arm)
         groups = collections.defaultdict(list)
-        for k, mode in zip(keys, modes):
+        for k, (mode, pr) in zip(keys, modes):
             if k not in a:
                 continue
-            M, bits, N, K = k[2], k[3], k[4], k[5]
-            pr = (bits == 2 and M <= 4) or (bits == 3 and M <= 4 and N * K >= 32e6) or (bits == 4 and N * K >= 32e6)
+            M, bits = k[2], k[3]
             groups[(bits, 2 if M > 8 else 1, pr, mode)].append(base[k] / a[k])
         print(f"== {arm} against {base_arm} (tcv_pdl)")
         for g in sorted(groups):

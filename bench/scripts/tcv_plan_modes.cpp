@@ -1,12 +1,16 @@
-// Reads "M N K bits" lines and prints the tcv plan and launch mode (kernels/tcv.cu: launch_tcv_t) that
-// tcv_pdl takes for each on a GPU of 132 SMs with 6 resident CTAs per SM at M <= 8 and 5 above (the
-// H100's occupancy of the one- and two-tile kernels: 80 and 96 registers, <= 37 KB of shared memory).
-// Built and run by bench/scripts/tcv_fetch_groups.py: g++ -std=c++20 -I lib.
+// Reads "M N K bits" lines and prints, for the dense tcv_pdl at those rows on a GPU of 132 SMs with 6
+// resident CTAs per SM at M <= 8 and 5 above (the H100's occupancy of the one- and two-tile kernels:
+// 80 and 96 registers, <= 37 KB of shared memory):
+//   its launch mode (kernels/tcv.cu: launch_tcv_t), kw, splits, tiles, and whether it decodes by a
+//   pair table (tcv_uses_pairs for a codebook of fp16-normal values, as kbit-bench quantizes; its
+//   thresholds from kernels/launch.h).
+// Built and run by bench/scripts/tcv_fetch_groups.py: g++ -std=c++20 -I lib -I kernels.
 #include <cstdio>
 
-#include "kbit/tcv_sched.h"
+#include "launch.h"
 
 int main() {
+  namespace d = kbit::gpu::detail;
   long long M, N, K;
   int bits;
   while (std::scanf("%lld %lld %lld %d", &M, &N, &K, &bits) == 4) {
@@ -16,7 +20,11 @@ int main() {
                        : kbit::tcv_early_launch(p)      ? "early"
                        : p.splits > 1                   ? "workspace"
                                                         : "unsplit";
-    std::printf("%s %d %d %lld\n", mode, p.kw, p.splits, static_cast<long long>(p.tiles));
+    const bool big = static_cast<double>(N) * static_cast<double>(K) >= d::kTcvPairsMinWeights;
+    const bool pairs = bits == 2   ? M <= d::kTcvPairs2MaxM
+                       : bits == 3 ? M <= d::kTcvPairs3MaxM && big
+                                   : bits == 4 && big;
+    std::printf("%s %d %d %lld %d\n", mode, p.kw, p.splits, static_cast<long long>(p.tiles), pairs ? 1 : 0);
   }
   return 0;
 }
