@@ -28,7 +28,7 @@ import sys
 def main():
     nvcc, src, work = sys.argv[1:4]
     sys.path.insert(0, os.path.join(src, "bench", "scripts"))
-    from sass_loop_mix import find_nvdisasm, functions  # the nvdisasm parsing the SASS scripts share
+    from sass_loop_mix import cubin_command, find_nvdisasm, functions  # shared by the SASS scripts
     nvdisasm = find_nvdisasm(nvcc)
     if not nvdisasm:
         print("nvdisasm not found next to %s or on PATH: skipped" % nvcc)
@@ -38,9 +38,7 @@ def main():
     def sass_of(source, env):
         cubin = os.environ.get(env) or os.path.join(work, source.replace(".cu", "_sm90a.cubin"))
         if not os.environ.get(env):
-            subprocess.run([nvcc, "-O3", "-std=c++20", "-gencode=arch=compute_90a,code=sm_90a", "-DKBIT_HAVE_SM90A=1",
-                            "-I", os.path.join(src, "kernels"), "-I", os.path.join(src, "lib"), "-cubin",
-                            os.path.join(src, "kernels", source), "-o", cubin], check=True)
+            subprocess.run(cubin_command(nvcc, src, source, cubin), check=True)
         return functions(subprocess.run([nvdisasm, "-c", cubin], check=True, capture_output=True, text=True).stdout)
 
     bad = []

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Guard for tcv's per-kernel step loops (ctest sass.fetch_table).
 
-kernels/tcv.cu chooses each tcv kernel's step loop (tcv_fetch_of, grouped_tcv_kernel) from H100
+kernels/tcv.cu chooses each tcv kernel's step loop (tcv_fetch_of, grouped_fetch_of) from H100
 measurements (bench/results/2026-11-27-h100-leanall, -s24close). bench/scripts/sass_fetch_check.py
 restates that table apart from the C++; this compiles kernels/tcv.cu for sm_90a as it is and with
 -DKBIT_TCV_FETCH_ALL=0 / 2 / 1 (every kernel wide / lean-mid / lean-top) and checks that each of its tcv
@@ -16,7 +16,7 @@ import sys
 def main():
     nvcc, src, work = sys.argv[1:4]
     sys.path.insert(0, os.path.join(src, "bench", "scripts"))
-    from sass_loop_mix import find_nvdisasm
+    from sass_loop_mix import cubin_command, find_nvdisasm
     nvdisasm = find_nvdisasm(nvcc)
     if not nvdisasm:
         print("nvdisasm not found next to %s or on PATH: skipped" % nvcc)
@@ -27,9 +27,7 @@ def main():
     builds = {"tree": [], "wide": ["-DKBIT_TCV_FETCH_ALL=0"], "mid": ["-DKBIT_TCV_FETCH_ALL=2"],
               "top": ["-DKBIT_TCV_FETCH_ALL=1"]}
     cubins = {k: os.path.join(work, "tcv_%s.cubin" % k) for k in builds}
-    procs = [subprocess.Popen([nvcc, "-O3", "-std=c++20", "-gencode=arch=compute_90a,code=sm_90a", "-DKBIT_HAVE_SM90A=1",
-                               *flags, "-I", os.path.join(src, "kernels"), "-I", os.path.join(src, "lib"), "-cubin",
-                               os.path.join(src, "kernels", "tcv.cu"), "-o", cubins[k]]) for k, flags in builds.items()]
+    procs = [subprocess.Popen(cubin_command(nvcc, src, "tcv.cu", cubins[k], flags)) for k, flags in builds.items()]
     if any(p.wait() != 0 for p in procs):
         print("FAIL: nvcc")
         return 1

@@ -25,6 +25,14 @@ def find_nvdisasm(nvcc):
     return path if os.path.exists(path) else None
 
 
+def cubin_command(nvcc, src, source, cubin, flags=()):
+    """nvcc's command line for kernels/SOURCE of the tree SRC as an sm_90a cubin (the kernels' build
+    flags for SASS checks), with extra -D FLAGS."""
+    return [nvcc, "-O3", "-std=c++20", "-gencode=arch=compute_90a,code=sm_90a", "-DKBIT_HAVE_SM90A=1", *flags,
+            "-I", os.path.join(src, "kernels"), "-I", os.path.join(src, "lib"), "-cubin",
+            os.path.join(src, "kernels", source), "-o", cubin]
+
+
 def disassemble(cubin):
     """nvdisasm -c of the cubin (NVDISASM overrides the nvdisasm path), as text."""
     return subprocess.run([os.environ.get("NVDISASM", "nvdisasm"), "-c", cubin],
