@@ -146,7 +146,7 @@ __device__ __forceinline__ void tcv_each(const TcvLane& L, int64_t N, int M, F&&
 // tcv_tile's step loop: kFetchWide, 64-bit step bounds and the register prefetch of the next step
 // before the step's activation loads; kFetchLeanTop, 32-bit bounds and the prefetch there;
 // kFetchLeanMid, 32-bit bounds and the prefetch after the step's second mma. Which one each kernel
-// takes: tcv_fetch_of and grouped_tcv_kernel.
+// takes: tcv_fetch_of and grouped_fetch_of.
 enum TcvFetch : int { kFetchWide = 0, kFetchLeanTop = 1, kFetchLeanMid = 2 };
 
 // One CTA's tile: rows of `tile`, steps [sb, se) of one weight matrix (packed/absmax of it), tokens
@@ -450,7 +450,7 @@ enum TcvMode : int { kTcvWorkspace = 0, kTcvUnsplit = 1, kTcvLatency = 2, kTcvEa
 // The kernels no row ran keep kFetchWide.
 template <int KB, int NT, bool PR, TcvMode MODE>
 __host__ __device__ constexpr TcvFetch tcv_fetch_of() {
-  if constexpr (KBIT_TCV_FETCH_ALL >= 0) return static_cast<TcvFetch>(KBIT_TCV_FETCH_ALL);
+  if constexpr (KBIT_TCV_FETCH_ALL >= 0) return static_cast<TcvFetch>(KBIT_TCV_FETCH_ALL);  // an A/B arm
   constexpr bool E = MODE == kTcvEarly, L = MODE == kTcvLatency, U = MODE == kTcvUnsplit, W = MODE == kTcvWorkspace;
   if constexpr (KB == 2)  // k = 2: mid, but top in two-tile latency plans, wide in two-tile workspace ones
     return NT == 1 ? kFetchLeanMid : W ? kFetchWide : L ? kFetchLeanTop : kFetchLeanMid;
@@ -460,6 +460,18 @@ __host__ __device__ constexpr TcvFetch tcv_fetch_of() {
     return PR ? kFetchWide : (NT == 1 && E) ? kFetchLeanMid : (NT == 2 && L) ? kFetchLeanTop : kFetchWide;
   // k = 5: one tile unsplit mid, workspace top; two tiles latency mid
   return NT == 1 ? (U ? kFetchLeanMid : W ? kFetchLeanTop : kFetchWide) : (L ? kFetchLeanMid : kFetchWide);
+}
+
+// The grouped kernel's step loop: the pair-table kernels (k = 2, 3, 4) and k = 2 on the register
+// table lean, prefetch mid-step: grouped k = 4 1.00-1.07x on every MoE row at M = 1..16
+// (bench/results/2026-11-27-h100-leanparts, arm bounds); k = 2 1.03-1.08x and k = 3 1.02-1.06x
+// geomeans per M (-leanall, allmid; at k = 2, M = 8 and 16 the register-table kernels: -fetchland left
+// them wide and those rows read 0.995, -fetchat's lean arms 1.03-1.09x); k = 5 lost (0.96-1.00x). The
+// k = 3, 4 register-table kernels (codebooks that are not fp16-normal) ran in no bench row and stay wide.
+template <int KB, bool PR>
+__host__ __device__ constexpr TcvFetch grouped_fetch_of() {
+  if constexpr (KBIT_TCV_FETCH_ALL >= 0) return static_cast<TcvFetch>(KBIT_TCV_FETCH_ALL);  // an A/B arm
+  return PR || KB == 2 ? kFetchLeanMid : kFetchWide;
 }
 
 template <Act ACT, int KB, int NT, bool PR, TcvMode MODE>
@@ -569,15 +581,7 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? (PR && KB <= 3 ? KBIT_T
   const TcvLane L(blockIdx.y, kw);
   const int64_t N = w.N;
   float acc[NT][4];
-  // The pair-table kernels (k = 2, 3, 4) and k = 2 on the register table on the lean loop, prefetch
-  // mid-step: grouped k = 4 1.00-1.07x on every MoE row at M = 1..16 (bench/results/2026-11-27-h100-
-  // leanparts, arm bounds); k = 2 1.03-1.08x and k = 3 1.02-1.06x geomeans per M (-leanall, allmid;
-  // at k = 2, M = 8 and 16 the register-table kernels: -fetchland left them wide and those rows read
-  // 0.995, -fetchat's lean arms 1.03-1.09x); k = 5 lost (0.96-1.00x). The k = 3, 4 register-table
-  // kernels (codebooks that are not fp16-normal) ran in no bench row and stay wide.
-  constexpr TcvFetch F = KBIT_TCV_FETCH_ALL >= 0 ? static_cast<TcvFetch>(KBIT_TCV_FETCH_ALL)
-                         : (PR || KB == 2)       ? kFetchLeanMid
-                                                 : kFetchWide;
+  constexpr TcvFetch F = grouped_fetch_of<KB, PR>();
   tcv_tile<ACT, KB, NT, PR, false, true, F>([] {}, A + static_cast<int64_t>(item.row0) * w.K, item.rows,
                             w.packed + item.expert * w.expert_words(), w.absmax + item.expert * w.expert_absmax(), N,
                             w.K, L, kw, 0, tcv_steps(w.K), sm, tcv_pair_table, acc);
