@@ -55,6 +55,11 @@
 #ifndef KBIT_TCV_PAIRS_MIN_BLOCKS
 #define KBIT_TCV_PAIRS_MIN_BLOCKS 6
 #endif
+// Experiment knob: 0 takes the grouped k = 3, 4 kernels off their pair table (tcv_uses_pairs), onto the
+// register table (k = 3) and the shared-memory codebook (k = 4), with grouped_tcv_kw's rule for them.
+#ifndef KBIT_GROUPED_TCV_PAIRS
+#define KBIT_GROUPED_TCV_PAIRS 1
+#endif
 // Experiment knob: the mma after which kFetchLeanMid issues the prefetch (0..7; measured: 1).
 #ifndef KBIT_TCV_FETCH_MID_AT
 #define KBIT_TCV_FETCH_MID_AT 1
@@ -738,7 +743,7 @@ static_assert(kTcvPairs2MaxM <= 8 && kTcvPairs3MaxM <= 8,
 bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M) {
   if (w.bits == 2) return w.half_cb && M <= kTcvPairs2MaxM;
   if ((w.bits != 3 && w.bits != 4) || !w.half_cb) return false;
-  if (grouped) return true;
+  if (grouped) return KBIT_GROUPED_TCV_PAIRS != 0;
   if (w.bits == 3 && M > kTcvPairs3MaxM) return false;
   if (g_tcv_force_pairs.load(std::memory_order_relaxed) == 1) return true;
   return static_cast<double>(w.N) * static_cast<double>(w.K) >= kTcvPairsMinWeights;

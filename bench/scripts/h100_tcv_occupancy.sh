@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in the twenty-fourth session, not run: more warps per SM for the one-tile tcv kernels, dense
+# Prepared in the twenty-fourth session, run in the twenty-fifth (lost: bench/results/2026-11-27-h100-occupancy): more warps per SM for the one-tile tcv kernels, dense
 # and grouped, on the k = 2, 3 pair tables. ncu of grouped k = 4 at M = 8
 # (bench/results/2026-11-27-h100-ncu-s24) shows a kernel waiting on its loads (long scoreboard 2.68 per
 # issue) with 28% of warp slots active, 6 CTAs per SM capped by 80 registers. The one-tile kernels on the k = 2 and 3 tables fit 8 CTAs in shared memory; asked for 8
