@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Twenty-fifth session: the dispatch audit after the per-kernel step loops (tcv +3.7%, grouped +2%
+# since the last all-kernel runs). One kbit-bench run of every kernel beside automatic_pdl, PDL on
+# both sides (gemv_pdl, tcv_pdl, tcw_pdl; grouped_gemv, grouped_tcv, grouped_tcw with MoeArgs::pdl),
+# Qwen3-Coder-Next and GLM-4.7-Flash, M = 1, 2, 3, 4, 8, 16, k = 2..5, f16; the markdown report's
+# dispatch audit lists the automatic rows > 5% slower than the fastest other verified kernel.
+# Pack first with bash bench/scripts/pack_device_build.sh; carry .deps/sys.txz. Env: DA_BUDGET (420 s).
+set -u
+source bench/scripts/lib/device_run.sh
+source bench/scripts/lib/device_build.sh
+device_run_init /tmp/daudit ${DA_BUDGET:-420}
+device_sys || exit 1
+device_build_new /tmp/da-build kbit-bench || exit 1
+gpu_info
+timeout -s INT $(( $(left) - 10 )) .deps/gpu/kbit-bench --shapes "$R/data/shapes.json" --git-commit "audit-$(git rev-parse --short HEAD 2>/dev/null || echo tree)" \
+  --models qwen3-coder-next glm-4.7-flash --M 1 2 3 4 8 16 --bits 2 3 4 5 --dtypes f16 \
+  --kernels gemv_pdl,tcv_pdl,tcw_pdl,automatic_pdl,grouped_gemv,grouped_tcv,grouped_tcw \
+  --json $W/bench.json --markdown $W/bench.md > $W/bench.txt 2>&1
+s "bench rc=$? after $((SECONDS - T0)) s"; grep -E "dispatch audit" $W/bench.txt | tee -a $W/summary.txt
