@@ -195,7 +195,7 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // Qwen3, GLM and Llama-3-8B at M = 1..16, k = 4) three choices change:
   // - short rows (K <= 512) of narrow weights go to gemv up to M = 4: Qwen3 shared_expert.down
   //   2.45 / 2.85 / 2.96 us at M = 1 / 2 / 4 against tcv's 3.37-3.39 (cuBLAS fp16 3.7); since tcv's
-  //   early launches (below) at M = 1 only (k = 3: M <= 2);
+  //   early launches (below) at M = 1 only (k = 3 too since the dispatch audit below);
   // - rows of K >= 4096 below 8 M weights go to tcv up to M = 16: Llama-3-8B k_proj M = 1 / 2 / 16
   //   4.58 / 4.59 / 6.28 us against gemv's 5.12 / 6.09 and tcw's 6.79 (-pdl8);
   // - tcw takes M = 2..8 on 8 M .. 100 M weights with rows of K >= 4096 where tcv's plan is not a
@@ -249,10 +249,28 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   //   6.63 against 6.28 / 6.67 at M = 4, but 7.30 against 6.76 at M = 8, k = 4 and 7.26 / 8.57
   //   against 6.52 / 6.92 at M = 16. M = 2 stays with gemv (dense.down 5.16 / 6.26 against tcv's
   //   5.17 / 6.71).
+  // The dispatch audit after tcv's per-kernel step loops (2026-11-27, bench/results/2026-11-27-h100-
+  // daudit: gemv_pdl, tcv_pdl, tcw_pdl beside automatic_pdl in one run, Qwen3-Coder-Next and
+  // GLM-4.7-Flash, M = 1..16, k = 2..5; then old and new rules in one call with all four catalogue
+  // models, bench/results/2026-11-27-h100-daudit/land and /final) moved three kinds of shape to tcv:
+  // - short narrow rows at k = 3 from M = 2, as the other widths: Qwen3 shared_expert.down 2.10 us
+  //   against gemv's 2.56 (tcv's one-tile k = 3 early kernel gained 1.115x from its lean step loop);
+  // - M = 2 where tcv has its pair table and gemv has none (gemv's k = 2 table serves M = 1 only, its
+  //   k = 3 one does not exist): k = 2 from 16 M weights, 1.03-1.22x on all 10 such catalogue shapes
+  //   (Llama-3-70B q_proj 16.00 -> 13.27 us, GLM shared_experts.gate_up 11.53 -> 9.56; Qwen3 o_proj,
+  //   8.4 M, stays on gemv: 4.34 against tcv's 4.92), and k = 3 on its table (from 32 M weights,
+  //   tcv_uses_pairs): tcv_pdl 1.05-1.17x against gemv_pdl on all 7 such shapes (Llama-3-70B down
+  //   57.0 against 51.8 us; at 17-21 M without the table gemv keeps them, 0.88-0.92x);
+  // - M = 1, k = 2 from 16 M weights on rows of K <= 2048: GLM shared_experts.gate_up (42 M) 9.08
+  //   against 10.33 us. The longer rows stay on gemv: Llama-3-8B gate_up (K = 4096, 117 M) 22.3
+  //   against tcv's 24.6, Llama-3-70B q/o_proj, down and gate_up 0.975-0.987x.
   if (pdl_live) {
     if (M == 1 && w.K <= 512 && detail::gemv_fits(w)) return Kernel::gemv;
     if (M >= 3 && M <= 16 && w.K >= 4096 && weights < 8.0e6) return Kernel::tcv;
-    if (M >= (w.bits == 3 ? 3 : 2) && M <= 16 && w.K <= 512 && w.N <= 2048) return Kernel::tcv;
+    if (M >= 2 && M <= 16 && w.K <= 512 && w.N <= 2048) return Kernel::tcv;
+    if (M <= 2 && detail::tcv_uses_pairs(w, false, M) &&
+        (w.bits == 2 ? weights >= 16.0e6 && (M == 2 || w.K <= 2048) : w.bits == 3 && M == 2))
+      return Kernel::tcv;
     if (M >= 3 && M <= 16 && w.K >= 4096) {
       const TcvPlan& tp = tcv_plan_once();
       const int early = tcv_early_splits(tp);  // split grids only: no unsplit one of such rows was measured

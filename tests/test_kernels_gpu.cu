@@ -508,7 +508,11 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
   // one-wave split grid of 5 slices: gemv at M = 2, tcv's early launch at M = 3..16), 1024 x 8192
   // (8.4 M weights, a one-wave grid of 8 slices: tcv's early launch at M = 3, 4, then tcw), 4096 x
   // 4096 (16.8 M weights, tcv's workspace grid cut to one wave of 3 slices: its early launch at M = 3..8)
-  // and 2048 x 10240 (21 M, cut to 6 slices: tcv at M = 4; bench/results/2026-11-27-h100-tcvwave). The
+  // and 2048 x 10240 (21 M, cut to 6 slices: tcv at M = 4; bench/results/2026-11-27-h100-tcvwave). At
+  // k = 3 the short narrow rows go to tcv from M = 2 too; at k = 2 the 21 M shape goes to tcv's pair
+  // table at M = 2 but stays on gemv at M = 1 (rows of K > 2048), 16384 x 2048 (34 M) to tcv at M = 1;
+  // at k = 3 4096 x 8192 (34 M, tcv's k = 3 pair table) to tcv at M = 2, gemv at M = 1
+  // (bench/results/2026-11-27-h100-daudit). The
   // choice is checked where the device runs PDL, the result everywhere (the producer writes A late,
   // as in the test above). tcw's own PDL cases: "with PDL, tcw keeps M = 3..8 ..." below.
   Stream st;
@@ -517,6 +521,7 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
   struct Case {
     int64_t N, K, M;
     gpu::Kernel want;
+    int bits = 4;
   };
   const std::vector<Case> cases = {{2048, 512, 1, gpu::Kernel::gemv},  {2048, 512, 2, gpu::Kernel::tcv},
                                    {2048, 512, 4, gpu::Kernel::tcv},   {8960, 512, 1, gpu::Kernel::gemv},
@@ -527,9 +532,13 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
                                    {4096, 4096, 4, gpu::Kernel::tcv},  {4096, 4096, 8, gpu::Kernel::tcv},
                                    {2048, 10240, 4, gpu::Kernel::tcv},
                                    {1024, 8192, 4, gpu::Kernel::tcv},  {1024, 8192, 8, gpu::Kernel::tcw},
-                                   {1024, 8192, 16, gpu::Kernel::tcw}};
+                                   {1024, 8192, 16, gpu::Kernel::tcw},
+                                   {2048, 512, 2, gpu::Kernel::tcv, 3}, {2048, 512, 1, gpu::Kernel::gemv, 3},
+                                   {2048, 10240, 2, gpu::Kernel::tcv, 2}, {2048, 10240, 1, gpu::Kernel::gemv, 2},
+                                   {16384, 2048, 1, gpu::Kernel::tcv, 2}, {4096, 8192, 2, gpu::Kernel::tcv, 3},
+                                   {4096, 8192, 1, gpu::Kernel::gemv, 3}};
   for (const Case& c : cases) {
-    const QuantizedTensor q = make_exact_weights(4, 1, c.N, c.K, seed++);
+    const QuantizedTensor q = make_exact_weights(c.bits, 1, c.N, c.K, seed++);
     const DeviceWeights w(q);
     const std::vector<float> A = make_exact_activations(c.M, c.K, seed++);
     std::vector<float> ref(size_t(c.M * c.N));
@@ -537,7 +546,8 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
     const Act act = Act::f16;
     const gpu::Kernel chosen = gpu::choose_kernel(c.M, w.view, act, false, true);
     if (pdl && (c.want != gpu::Kernel::tcw || gpu::tcw_supported()))
-      CHECK_MESSAGE(chosen == c.want, "N=", c.N, " K=", c.K, " M=", c.M, ": chose ", gpu::kernel_name(chosen));
+      CHECK_MESSAGE(chosen == c.want, "N=", c.N, " K=", c.K, " M=", c.M, " k=", c.bits, ": chose ",
+                    gpu::kernel_name(chosen));
     const DeviceBuf<uint16_t> src(to_act(act, A));
     DeviceBuf<uint16_t> dA(size_t(c.M * c.K)), dC(size_t(c.M * c.N));
     dA.poison();
@@ -547,7 +557,7 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
     behind_slow_producer(st.s, src, dA, dC,
                          [&] { REQUIRE(launch_pdl(gpu::Kernel::automatic, act, w, dA.p, dC.p, c.M, ws, st.s, true)); });
     const int64_t bad = first_mismatch(dC.host(), to_act(act, ref));
-    CHECK_MESSAGE(bad < 0, "pdl automatic N=", c.N, " K=", c.K, " M=", c.M, ": first wrong element ", bad);
+    CHECK_MESSAGE(bad < 0, "pdl automatic N=", c.N, " K=", c.K, " M=", c.M, " k=", c.bits, ": first wrong element ", bad);
   }
 }
 
