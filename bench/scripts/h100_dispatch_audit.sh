@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Twenty-fifth session: the dispatch audit after the per-kernel step loops (tcv +3.7%, grouped +2%
-# since the last all-kernel runs). One kbit-bench run of every kernel beside automatic_pdl, PDL on
-# both sides (gemv_pdl, tcv_pdl, tcw_pdl; grouped_gemv, grouped_tcv, grouped_tcw with MoeArgs::pdl),
-# Qwen3-Coder-Next and GLM-4.7-Flash, M = 1, 2, 3, 4, 8, 16, k = 2..5, f16; the markdown report's
-# dispatch audit lists the automatic rows > 5% slower than the fastest other verified kernel.
+# since the last all-kernel runs). One kbit-bench run of every kernel beside automatic_pdl (gemv_pdl,
+# tcv_pdl, tcw_pdl with PDL as automatic_pdl; grouped_gemv, grouped_tcv, grouped_tcw, which kbit-bench
+# launches without MoeArgs::pdl), Qwen3-Coder-Next and GLM-4.7-Flash, M = 1, 2, 3, 4, 8, 16, k = 2..5,
+# f16; the markdown report's dispatch audit lists the dense automatic rows > 5% slower than the fastest
+# other verified kernel of the same launch mode (the MoE rows have no PDL counterpart there).
+# Recorded: bench/results/2026-11-27-h100-daudit/audit.
 # Pack first with bash bench/scripts/pack_device_build.sh; carry .deps/sys.txz. Env: DA_BUDGET (420 s).
 set -u
 source bench/scripts/lib/device_run.sh
