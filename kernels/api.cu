@@ -256,14 +256,14 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // - short narrow rows at k = 3 from M = 2, as the other widths: Qwen3 shared_expert.down 2.10 us
   //   against gemv's 2.56 (tcv's one-tile k = 3 early kernel gained 1.115x from its lean step loop);
   // - M = 2 where tcv has its pair table and gemv has none (gemv's k = 2 table serves M = 1 only, its
-  //   k = 3 one does not exist): k = 2 from 16 M weights, 1.03-1.22x on all 10 such catalogue shapes
-  //   (Llama-3-70B q_proj 16.00 -> 13.27 us, GLM shared_experts.gate_up 11.53 -> 9.56; Qwen3 o_proj,
+  //   k = 3 one does not exist): k = 2 from 16 M weights, 1.05-1.23x on all 10 such catalogue shapes
+  //   (Llama-3-70B q_proj 16.16 -> 13.19 us, GLM shared_experts.gate_up 11.63 -> 9.44; Qwen3 o_proj,
   //   8.4 M, stays on gemv: 4.34 against tcv's 4.92), and k = 3 on its table (from 32 M weights,
   //   tcv_uses_pairs): tcv_pdl 1.05-1.17x against gemv_pdl on all 7 such shapes (Llama-3-70B down
   //   57.0 against 51.8 us; at 17-21 M without the table gemv keeps them, 0.88-0.92x);
-  // - M = 1, k = 2 from 16 M weights on rows of K <= 2048: GLM shared_experts.gate_up (42 M) 9.08
-  //   against 10.33 us. The longer rows stay on gemv: Llama-3-8B gate_up (K = 4096, 117 M) 22.3
-  //   against tcv's 24.6, Llama-3-70B q/o_proj, down and gate_up 0.975-0.987x.
+  // - M = 1, k = 2 from 16 M weights on rows of K <= 2048: GLM shared_experts.gate_up (42 M) 10.31
+  //   -> 9.10 us. The longer rows stay on gemv: Llama-3-8B gate_up (K = 4096, 117 M) 22.3
+  //   against tcv's 24.6, Llama-3-70B q/o_proj, down and gate_up 0.975-0.997x.
   if (pdl_live) {
     if (M == 1 && w.K <= 512 && detail::gemv_fits(w)) return Kernel::gemv;
     if (M >= 3 && M <= 16 && w.K >= 4096 && weights < 8.0e6) return Kernel::tcv;
@@ -489,6 +489,12 @@ Status linear(const LinearArgs& args) {
   return ok();
 }
 
+// The least k for which the short-row MoE rule below keeps grouped_gemv (an A/B knob: 2 restores the
+// rule before 2026-11-27).
+#ifndef KBIT_MOE_GEMV_SHORT_MIN_BITS
+#define KBIT_MOE_GEMV_SHORT_MIN_BITS 5
+#endif
+
 namespace {
 // choose_moe_kernel, where `tcw` says whether grouped_tcw may run (sm_90a, and moe_linear: the
 // workspace it needs was given).
@@ -505,8 +511,13 @@ MoeKernel choose_moe(int64_t total_rows, const TiledView& w, bool tcw) {
   // too (H100, bench/results/2026-11-26-h100-moeshortk: 9.41 / 10.68 / 11.41 vs grouped_gemv's 9.89 /
   // 11.34 / 11.88 us at k = 2 / 3 / 4, k = 5 a tie), while grouped_gemv keeps 10 rows (6.15-7.80 vs
   // 7.88-9.74 us): the short-row rule went from 24 to 16 rows.
+  // Since then grouped_tcv's lean step loops (2026-11-27) took those 10 rows at k = 2..4 as well
+  // (bench/results/2026-11-27-h100-moeshort, automatic_pdl against the rule at every width, one call:
+  // Qwen3 experts.down at M = 1 4.69 / 5.31 / 5.65 -> 4.54 / 5.30 / 5.56 us at k = 2 / 3 / 4; plainly
+  // launched in -daudit/audit 5.14 / 5.93 / 6.08 against grouped_gemv's 5.31 / 5.94 / 6.23); at k = 5,
+  // without a pair table, grouped_gemv keeps them (6.91 against 9.52).
   const int64_t mean = detail::moe_mean_rows(w.E, total_rows);
-  if (w.K <= 512 && total_rows <= 16) return MoeKernel::grouped_gemv;
+  if (w.K <= 512 && total_rows <= 16 && w.bits >= KBIT_MOE_GEMV_SHORT_MIN_BITS) return MoeKernel::grouped_gemv;
   // grouped_tcw (sm_90a) from 8 mean rows, at k = 2, 3 and 4 (H100, bench/results/2026-11-25-h100-
   // groupedtcw/run1, against grouped_tcv): GLM-4.7-Flash experts at 8 mean rows (M = 128) down 72.7
   // vs 80.5 us, gate_up 134.7 vs 150.5 (k = 4), at 32 (M = 512) 110.4 vs 196.0 and 207.3 vs 366.9;
