@@ -223,6 +223,15 @@ TEST_CASE("bench dispatch audit names automatic rows slower than another verifie
     REQUIRE(pa.misses.size() == 1);
     CHECK(pr[pa.misses[0].automatic].kernel == "automatic_pdl");
     CHECK(pr[pa.misses[0].best].kernel == "tcw_pdl");
+    // The same for MoE rows: automatic_pdl against grouped_*_pdl, not the plain grouped rows.
+    std::vector<Row> mr = {pdlrow("grouped_gemv", 4.0), pdlrow("grouped_tcv_pdl", 5.0), pdlrow("automatic_pdl", 5.6)};
+    for (Row& r : mr) r.moe = true;
+    const DispatchAudit ma = dispatch_audit(mr);
+    CHECK(ma.automatic_rows == 1);
+    REQUIRE(ma.misses.size() == 1);
+    CHECK(mr[ma.misses[0].best].kernel == "grouped_tcv_pdl");
+    mr[1].us = stats_of({5.5, 5.5, 5.5});  // within the margin: no miss, and grouped_gemv (plain) never competes
+    CHECK(dispatch_audit(mr).misses.empty());
   }
   // overlapping spreads are not a miss even above the margin
   std::vector<Row> noisy = {make_row("a", 1, "kbit", "tcv", 10.0), autorow("a", 1, 10.6, "gemv")};
@@ -285,6 +294,27 @@ TEST_CASE("bench sweep plan from the catalogue") {
   CHECK(tcv_pdl > 0);
   CHECK(gemv_pdl > 0);
   CHECK(other == 0);
+  // Their MoE counterparts likewise, on MoE shapes only (grouped_mma has no PDL row).
+  o.kernels = {"grouped_tcv_pdl", "grouped_gemv_pdl", "automatic_pdl"};
+  int grouped_pdl = 0, moe_auto_pdl = 0, dense_auto_pdl = 0;
+  other = 0;
+  for (const auto& c : plan_sweep(cat, o)) {
+    if (c.bits == 0) continue;
+    if (c.kernel == "grouped_tcv_pdl" || c.kernel == "grouped_gemv_pdl") {
+      CHECK(c.shape->moe);
+      ++grouped_pdl;
+    } else if (c.kernel == "automatic_pdl") {
+      ++(c.shape->moe ? moe_auto_pdl : dense_auto_pdl);
+    } else {
+      ++other;
+    }
+  }
+  CHECK(grouped_pdl == 2 * moe_auto_pdl);
+  CHECK(moe_auto_pdl > 0);
+  CHECK(dense_auto_pdl > 0);
+  CHECK(other == 0);
+  o.kernels = {"grouped_mma_pdl"};
+  CHECK_THROWS_AS(plan_sweep(cat, o), kbit::Error);
   o.kernels = {};
   for (const auto& c : plan_sweep(cat, o)) CHECK(c.kernel.find("_pdl") == (c.kernel == "automatic_pdl" ? 9 : std::string::npos));
   o.kernels = {};

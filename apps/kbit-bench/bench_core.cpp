@@ -229,6 +229,11 @@ const std::vector<std::string>& dense_opt_in_kernel_names() {
   static const std::vector<std::string> v = {"gemv_pdl", "tcv_pdl", "tcw_pdl"};
   return v;
 }
+const std::vector<std::string>& moe_opt_in_kernel_names() {
+  // grouped_mma takes no MoeArgs::pdl (kernels/api.cu), so it has no PDL row.
+  static const std::vector<std::string> v = {"grouped_gemv_pdl", "grouped_tcv_pdl", "grouped_tcw_pdl"};
+  return v;
+}
 const std::vector<std::string>& moe_kernel_names() {
   static const std::vector<std::string> v = {"v0", "grouped_gemv", "grouped_tcv", "grouped_mma", "grouped_tcw", "automatic",
                                               "automatic_pdl"};
@@ -252,8 +257,9 @@ std::vector<PlannedCase> plan_sweep(const verify::Catalogue& cat, const SweepOpt
     const auto& d = dense_kernel_names();
     const auto& e = moe_kernel_names();
     const auto& x = dense_opt_in_kernel_names();
+    const auto& y = moe_opt_in_kernel_names();
     if (std::find(d.begin(), d.end(), k) == d.end() && std::find(e.begin(), e.end(), k) == e.end() &&
-        std::find(x.begin(), x.end(), k) == x.end())
+        std::find(x.begin(), x.end(), k) == x.end() && std::find(y.begin(), y.end(), k) == y.end())
       throw Error("kbit-bench: unknown kernel '" + k + "'");
   }
   for (int b : o.bits)
@@ -277,9 +283,8 @@ std::vector<PlannedCase> plan_sweep(const verify::Catalogue& cat, const SweepOpt
         for (int bits : o.bits)
           for (const std::string& dt : o.dtypes)
             for (const auto* names : {s.moe ? &moe_kernel_names() : &dense_kernel_names(),
-                                      s.moe ? nullptr : &dense_opt_in_kernel_names()}) {
-              if (!names) continue;
-              const bool opt_in = names == &dense_opt_in_kernel_names();
+                                      s.moe ? &moe_opt_in_kernel_names() : &dense_opt_in_kernel_names()}) {
+              const bool opt_in = names == &dense_opt_in_kernel_names() || names == &moe_opt_in_kernel_names();
               for (const std::string& k : *names) {
                 if (opt_in ? std::find(o.kernels.begin(), o.kernels.end(), k) == o.kernels.end() : !wanted(k)) continue;
                 if (k == "v0" && M > o.v0_max_m) continue;

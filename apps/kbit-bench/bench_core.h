@@ -106,7 +106,8 @@ std::vector<Total> make_totals(const std::vector<Row>& rows);
 // ---- dispatch audit: did `automatic` pick the fastest kernel? ----
 // For each timed PASS `automatic` row, the fastest timed PASS kbit row of the same (model, shape,
 // M, bits, dtype, hot) among the other plain kernels (v0 excluded: it is the slow oracle); for each
-// `automatic_pdl` row, the fastest of the per-kernel PDL rows (gemv_pdl, tcv_pdl, tcw_pdl) when any ran. A miss when
+// `automatic_pdl` row, the fastest of the per-kernel PDL rows (gemv_pdl, tcv_pdl, tcw_pdl; MoE: grouped_gemv_pdl,
+// grouped_tcv_pdl, grouped_tcw_pdl) when any ran. A miss when
 // automatic's median exceeds that row's by more than `margin` (relative) and its fastest replay
 // is slower than the other row's slowest (outside both spreads). Indices into `rows`.
 struct DispatchMiss {
@@ -136,6 +137,9 @@ SweepOptions quick_options();
 
 const std::vector<std::string>& dense_kernel_names();  // v0 gemv tcv mma dequant_cublas automatic
 const std::vector<std::string>& moe_kernel_names();    // v0 grouped_gemv grouped_tcv grouped_mma grouped_tcw automatic automatic_pdl
+// Opt-in launch-mode rows (only when named in SweepOptions::kernels): the kernel with PDL.
+const std::vector<std::string>& dense_opt_in_kernel_names();  // gemv_pdl tcv_pdl tcw_pdl
+const std::vector<std::string>& moe_opt_in_kernel_names();    // grouped_gemv_pdl grouped_tcv_pdl grouped_tcw_pdl
 const std::vector<std::string>& dense_baseline_names();  // cublas_f16 cublas_bf16
 const std::vector<std::string>& moe_baseline_names();    // + cublas_loop_f16 cublas_grouped_f16
 

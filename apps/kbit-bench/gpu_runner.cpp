@@ -59,7 +59,8 @@ gpu::Kernel dense_kernel(const std::string& name) {
        : k == "tcv" ? gpu::Kernel::tcv : k == "tcw" ? gpu::Kernel::tcw
        : k == "dequant_cublas" ? gpu::Kernel::dequant_cublas : gpu::Kernel::automatic;
 }
-gpu::MoeKernel moe_kernel(const std::string& k) {
+gpu::MoeKernel moe_kernel(const std::string& name) {
+  const std::string k = kernel_of(name);  // the launch mode (_pdl) is not part of the kernel
   return k == "v0" ? gpu::MoeKernel::v0 : k == "grouped_gemv" ? gpu::MoeKernel::grouped_gemv
        : k == "grouped_mma" ? gpu::MoeKernel::grouped_mma
        : k == "grouped_tcv" ? gpu::MoeKernel::grouped_tcv
@@ -519,7 +520,7 @@ Row GpuBench::run(const PlannedCase& c) {
                        : gpu::moe_linear_workspace_bytes(m.rows, m.view(0), act, moe_kernel(c.kernel));
     m.ws.resize(wsb);
     if (wsb) ok(cudaMemsetAsync(m.ws.p, 0, wsb, m.stream), "zero workspace");  // gpu.h contract
-    const bool pdl = is_launch_mode_row(r);  // automatic_pdl, gemv_pdl, tcv_pdl, tcw_pdl
+    const bool pdl = is_launch_mode_row(r);  // automatic_pdl, gemv_pdl, ..., grouped_tcv_pdl, ...
     const bool automatic = kernel_of(c.kernel) == "automatic";
     if (dense && automatic) r.dispatch = gpu::kernel_name(gpu::choose_kernel(m.rows, m.view(0), act, true, pdl));
     if (!dense && automatic)
