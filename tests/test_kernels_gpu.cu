@@ -608,6 +608,23 @@ TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results
     }
 }
 
+TEST_CASE("gpu: MoE dispatch keeps grouped_gemv for short rows at k = 5 only") {
+  // choose_moe_kernel reads only the shape. Qwen3-Coder-Next experts.down (512 experts of 2048 x 512):
+  // at 10 routed rows (M = 1) grouped_tcv from k = 2 to 4, grouped_gemv at k = 5
+  // (bench/results/2026-11-27-h100-moeshort); past 16 rows grouped_tcv at every width.
+  TiledView w;
+  w.E = 512;
+  w.N = 2048;
+  w.K = 512;
+  w.half_cb = true;  // as kbit-quantize writes them
+  for (int bits : {2, 3, 4, 5}) {
+    CAPTURE(bits);
+    w.bits = bits;
+    CHECK(gpu::choose_moe_kernel(10, w, Act::f16, 0) == (bits == 5 ? gpu::MoeKernel::grouped_gemv : gpu::MoeKernel::grouped_tcv));
+    CHECK(gpu::choose_moe_kernel(20, w, Act::f16, 0) == gpu::MoeKernel::grouped_tcv);
+  }
+}
+
 TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from k = 3") {
   // choose_kernel reads only the shape (no memory allocated). Qwen3-Coder-Next dense.gate_up
   // (10240 x 2048, 21 M weights): gemv at M = 1 for k = 3..5, tcv at k = 2 and at M = 2; its q_proj
