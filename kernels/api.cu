@@ -268,9 +268,9 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     if (M == 1 && w.K <= 512 && detail::gemv_fits(w)) return Kernel::gemv;
     if (M >= 3 && M <= 16 && w.K >= 4096 && weights < 8.0e6) return Kernel::tcv;
     if (M >= 2 && M <= 16 && w.K <= 512 && w.N <= 2048) return Kernel::tcv;
-    if (M <= 2 && detail::tcv_uses_pairs(w, false, M) &&
-        (w.bits == 2 ? weights >= 16.0e6 && (M == 2 || w.K <= 2048) : w.bits == 3 && M == 2))
-      return Kernel::tcv;
+    const bool pairs_m2 = M == 2 && (w.bits == 3 || (w.bits == 2 && weights >= 16.0e6));
+    const bool pairs_m1 = M == 1 && w.bits == 2 && weights >= 16.0e6 && w.K <= 2048;
+    if ((pairs_m1 || pairs_m2) && detail::tcv_uses_pairs(w, false, M)) return Kernel::tcv;
     if (M >= 3 && M <= 16 && w.K >= 4096) {
       const TcvPlan& tp = tcv_plan_once();
       const int early = tcv_early_splits(tp);  // split grids only: no unsplit one of such rows was measured

@@ -252,22 +252,20 @@ const std::vector<std::string>& moe_baseline_names() {
 
 std::vector<PlannedCase> plan_sweep(const verify::Catalogue& cat, const SweepOptions& o) {
   for (const std::string& m : o.models)
-    if (!cat.find_model(m)) throw Error("kbit-bench: unknown model '" + m + "' (not in " + cat.origin + ")");
+    if (!cat.find_model(m)) throw Error("unknown model '" + m + "' (not in " + cat.origin + ")");
   for (const std::string& k : o.kernels) {
-    const auto& d = dense_kernel_names();
-    const auto& e = moe_kernel_names();
-    const auto& x = dense_opt_in_kernel_names();
-    const auto& y = moe_opt_in_kernel_names();
-    if (std::find(d.begin(), d.end(), k) == d.end() && std::find(e.begin(), e.end(), k) == e.end() &&
-        std::find(x.begin(), x.end(), k) == x.end() && std::find(y.begin(), y.end(), k) == y.end())
-      throw Error("kbit-bench: unknown kernel '" + k + "'");
+    bool known = false;
+    for (const auto* names : {&dense_kernel_names(), &moe_kernel_names(), &dense_opt_in_kernel_names(),
+                              &moe_opt_in_kernel_names()})
+      known = known || std::find(names->begin(), names->end(), k) != names->end();
+    if (!known) throw Error("unknown kernel '" + k + "'");
   }
   for (int b : o.bits)
-    if (b < 2 || b > 5) throw Error("kbit-bench: bits must be 2..5, got " + std::to_string(b));
+    if (b < 2 || b > 5) throw Error("bits must be 2..5, got " + std::to_string(b));
   for (const std::string& d : o.dtypes)
-    if (d != "f16" && d != "bf16") throw Error("kbit-bench: dtype must be f16 or bf16, got '" + d + "'");
+    if (d != "f16" && d != "bf16") throw Error("dtype must be f16 or bf16, got '" + d + "'");
   for (int64_t M : o.Ms)
-    if (M < 1) throw Error("kbit-bench: M must be >= 1");
+    if (M < 1) throw Error("M must be >= 1");
   auto wanted = [&](const std::string& k) {
     return o.kernels.empty() || std::find(o.kernels.begin(), o.kernels.end(), k) != o.kernels.end();
   };
@@ -282,10 +280,10 @@ std::vector<PlannedCase> plan_sweep(const verify::Catalogue& cat, const SweepOpt
           plan.push_back({&s, M, 0, b.find("bf16") != std::string::npos ? "bf16" : "f16", b});
         for (int bits : o.bits)
           for (const std::string& dt : o.dtypes)
-            for (const auto* names : {s.moe ? &moe_kernel_names() : &dense_kernel_names(),
-                                      s.moe ? &moe_opt_in_kernel_names() : &dense_opt_in_kernel_names()}) {
-              const bool opt_in = names == &dense_opt_in_kernel_names() || names == &moe_opt_in_kernel_names();
-              for (const std::string& k : *names) {
+            for (const bool opt_in : {false, true}) {  // opt-in rows only where o.kernels names them
+              const auto& names = opt_in ? (s.moe ? moe_opt_in_kernel_names() : dense_opt_in_kernel_names())
+                                         : (s.moe ? moe_kernel_names() : dense_kernel_names());
+              for (const std::string& k : names) {
                 if (opt_in ? std::find(o.kernels.begin(), o.kernels.end(), k) == o.kernels.end() : !wanted(k)) continue;
                 if (k == "v0" && M > o.v0_max_m) continue;
                 if (kernel_of(k) == "gemv" && M > o.gemv_max_m) continue;
@@ -465,7 +463,7 @@ nlohmann::json to_json(const Report& rep) {
 
 Report report_from_json(const nlohmann::json& j) {
   if (!j.is_object() || j.value("schema", std::string()) != "kbit-bench/1")
-    throw Error("kbit-bench: not a kbit-bench/1 JSON report (schema field)");
+    throw Error("not a kbit-bench/1 JSON report (schema field)");
   Report rep;
   if (j.contains("run")) {
     const auto& r = j["run"];

@@ -202,8 +202,7 @@ int main(int argc, char** argv) {
     if (rep.info.interrupted) return 130;
     return fails ? 2 : 0;
   } catch (const std::exception& e) {
-    const std::string what = e.what();  // the sweep plan's errors already name the tool
-    std::fprintf(stderr, "%s%s\n", what.rfind("kbit-bench:", 0) == 0 ? "" : "kbit-bench: ", what.c_str());
+    std::fprintf(stderr, "kbit-bench: %s\n", e.what());
     return 3;
   }
 }

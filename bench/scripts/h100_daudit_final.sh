@@ -6,18 +6,6 @@
 # 16384 x 2048 at k = 2, 4096 x 8192 at k = 3); kbit-verify --quick --pdl over automatic (new);
 # kbit-bench old / new in rotation (automatic_pdl; all four catalogue models; M = 1, 2; k = 2, 3; 2 reps).
 # Pack first with OLD=<rev> bash bench/scripts/pack_device_build.sh; carry .deps/sys.txz and
-# .deps/old-src.txz. Env: DF_BUDGET (420 s).
-set -u
-source bench/scripts/lib/device_run.sh
-source bench/scripts/lib/device_build.sh
-device_run_init /tmp/dfinal ${DF_BUDGET:-420}
-device_build_ab /tmp/df-old /tmp/df-new kbit-bench kbit-verify kbit_tests_kernels || exit 1
-gpu_info
-doctest_filter '*LinearArgs::pdl*,*one-pass*' 150 'PDL dispatch and chains'
-verify_run verify-pdl 90 4 "verify --quick --pdl automatic" --quick --pdl --kernels dense.automatic,moe.automatic
-arm_setup() {
-  KERNELS=automatic_pdl
-  case $1 in old) BIN=.deps/gpu/kbit-bench-old ;; esac
-  B="--M 1,2 --bits 2,3 --dtypes f16"
-}
-BUDGET=$((BUDGET - 10)) MIN_LEFT=15 REPS=2 bench_rotation daudit-final old new
+# .deps/old-src.txz. Env: DF_BUDGET (420 s). The steps are h100_daudit_land.sh's, with its bench narrowed.
+DL_WORK=/tmp/dfinal DL_BUDGET=${DF_BUDGET:-420} DL_KERNELS=automatic_pdl DL_M=1,2 DL_TAG=daudit-final DL_MIN_LEFT=15 \
+  exec bash bench/scripts/h100_daudit_land.sh

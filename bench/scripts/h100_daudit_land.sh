@@ -7,18 +7,19 @@
 # (automatic_pdl, gemv_pdl, tcv_pdl; all four catalogue models, so Llama-3-8B and -70B check the
 # thresholds; M = 1, 2, 3; k = 2, 3; 2 reps).
 # Pack first with OLD=<rev> bash bench/scripts/pack_device_build.sh; carry .deps/sys.txz and
-# .deps/old-src.txz. Env: DL_BUDGET (560 s).
+# .deps/old-src.txz. Env: DL_BUDGET (560 s), DL_WORK (/tmp/dland), DL_KERNELS and DL_M (the bench's
+# kernels and M), DL_TAG (the commit tag of the bench rows); h100_daudit_final.sh narrows them.
 set -u
 source bench/scripts/lib/device_run.sh
 source bench/scripts/lib/device_build.sh
-device_run_init /tmp/dland ${DL_BUDGET:-560}
+device_run_init ${DL_WORK:-/tmp/dland} ${DL_BUDGET:-560}
 device_build_ab /tmp/dl-old /tmp/dl-new kbit-bench kbit-verify kbit_tests_kernels || exit 1
 gpu_info
 doctest_filter '*LinearArgs::pdl*,*one-pass*' 150 'PDL dispatch and chains'
 verify_run verify-pdl 90 4 "verify --quick --pdl automatic" --quick --pdl --kernels dense.automatic,moe.automatic
 arm_setup() {
-  KERNELS=automatic_pdl,gemv_pdl,tcv_pdl
+  KERNELS=${DL_KERNELS:-automatic_pdl,gemv_pdl,tcv_pdl}
   case $1 in old) BIN=.deps/gpu/kbit-bench-old ;; esac
-  B="--M 1,2,3 --bits 2,3 --dtypes f16"
+  B="--M ${DL_M:-1,2,3} --bits 2,3 --dtypes f16"
 }
-BUDGET=$((BUDGET - 10)) MIN_LEFT=20 REPS=2 bench_rotation daudit old new
+BUDGET=$((BUDGET - 10)) MIN_LEFT=${DL_MIN_LEFT:-20} REPS=2 bench_rotation ${DL_TAG:-daudit} old new
