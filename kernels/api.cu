@@ -286,10 +286,13 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
       // shared_experts.down at M = 16 (5 slices, 4 steps per warp) lost at k = 4, 5 (14.00 against
       // 11.55 us, 0.958x) and gained only 1.03-1.04x at k = 2, 3; Qwen3 dense.down's 2 steps won
       // (8.67 against 9.26 at k = 4 in -tcvearly/final).
+      // The second audit (bench/results/2026-11-27-h100-daudit2, tcv_pdl beside tcw_pdl) had tcv ahead
+      // at k = 2, 3 on GLM shared_experts.down at M = 16 with its 4 steps per warp: 10.43 / 10.92 us
+      // against 11.33 / 12.16 (k = 4, 5 stay on tcw: 13.96 / 15.18 against 11.52 / 14.59).
       const int64_t warp_steps = tcv_warp_steps(tp);
       const bool pairs = detail::tcw_uses_pairs(w);
       if (early >= 2 && (M <= 4 || (M <= 8 && (early <= 5 || !pairs) && !(pairs && warp_steps > 8)) ||
-                         (early <= 5 && warp_steps <= 2)))
+                         (early <= 5 && (warp_steps <= 2 || (w.bits <= 3 && warp_steps <= 4)))))
         return Kernel::tcv;
       // tcv's wide cluster grids of narrow rows (Qwen3 o_proj, 2048 x 4096: 512 CTAs in clusters of 4
       // slices) beat tcw at M = 3, 4 and 16 but where tcw has its pair table, and tie at M = 5..8
@@ -349,7 +352,12 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // k = 2 (5.95 vs 6.83 with PDL) and the 4-8 M shapes (q_proj 4.46 vs 5.12 at k = 4). The only
   // catalogue shape of the one-pass rule at >= 16 M weights.
   auto tcv_one_pass = [&] { return tcv_plan_once().short_k; };
-  const bool gemv_wide = M == 1 && w.bits >= 3 && weights >= (pdl_live ? 8.0e6 : 16.0e6) && detail::gemv_fits(w);
+  // At M = 2, k = 4 under PDL gemv keeps the one-pass shapes from 16 M weights too, where tcv has no
+  // pair table (tcv_uses_pairs: from 32 M): Qwen3 dense.gate_up (21 M) gemv_pdl 8.71 against tcv_pdl's
+  // 9.23 us (bench/results/2026-11-27-h100-daudit2; 1.07x in -daudit/audit before it).
+  const bool gemv_m2 = pdl_live && M == 2 && w.bits == 4 && weights >= 16.0e6 && !detail::tcv_uses_pairs(w, false, M);
+  const bool gemv_wide =
+      (gemv_m2 || (M == 1 && w.bits >= 3 && weights >= (pdl_live ? 8.0e6 : 16.0e6))) && detail::gemv_fits(w);
   if (M <= 2 && w.K > 512 && weights >= 3.5e6 && !gemv_wide && tcv_one_pass()) return Kernel::tcv;
   // Short rows (K <= 512) go to tcv except narrow ones: after gemv's leaner step loop (2026-11-26,
   // bench/results/2026-11-26-h200-gemvlean/final, same run) gemv takes Qwen3 shared_expert.down
@@ -394,15 +402,17 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // M = 9..15 share M = 16's tiles in both kernels. The M = 9..16 exclusion (N >= 16384 below 100 M
   // weights) is the narrowest bound that keeps GLM's shared_experts.gate_up (20480 x 2048) on tcv
   // and Llama-3-8B / 70B gate_up (28672 x 4096, 117 M; 57344 x 8192) on tcw; no catalogue shape
-  // lies between them. With tcw's k = 4 pair table the exclusion is gone: GLM shared_experts.gate_up
-  // at M = 16 23.0 vs 30.0 us (record at 6b74702).
+  // lies between them. With tcw's k = 4 pair table the exclusion went at k = 4 (GLM shared_experts.gate_up
+  // at M = 16 23.0 vs 30.0 us, record at 6b74702), and came back with tcv's step loops (below).
   // tcv's latency plans (one pass, or a cluster grid of <= 1 CTA per SM) beat tcw at M = 16 on
   // the small Qwen3/GLM shapes (bench/results/2026-11-25-h100-cluster, k = 2..5: Qwen3 k_proj 5.8-6.6
   // vs 7.2-7.9 us, q_proj 6.8-9.0 vs 8.8-10.6, GLM q_b_proj 5.7-7.3 vs 7.7-8.6; dense.gate_up, 21 M
   // weights, ties at k = 4: 13.7 vs 13.5).
   if (M <= 16 && tcv_latency(tcv_plan_once())) return Kernel::tcv;
-  if (M <= 16)
-    return tcw_ok && w.K > 512 && (tcw_pairs || w.N < 16384 || weights >= 100.0e6) ? Kernel::tcw : Kernel::tcv;
+  // Since tcv's step loops (2026-11-27) the exclusion holds at k = 4 too, tcw's pair table or not: GLM
+  // shared_experts.gate_up at M = 16 tcv_pdl 20.09 against tcw_pdl's 21.69 us (bench/results/
+  // 2026-11-27-h100-daudit2).
+  if (M <= 16) return tcw_ok && w.K > 512 && (w.N < 16384 || weights >= 100.0e6) ? Kernel::tcw : Kernel::tcv;
   if (tcw_ok) {
     if (M <= 64) {
       if (!(w.K <= 512 && w.N < 8192)) return Kernel::tcw;
@@ -494,6 +504,11 @@ Status linear(const LinearArgs& args) {
 #ifndef KBIT_MOE_GEMV_SHORT_MIN_BITS
 #define KBIT_MOE_GEMV_SHORT_MIN_BITS 5
 #endif
+// The least N for which that rule also keeps grouped_gemv on rows of K > 512 (an A/B knob: a huge
+// value restores the rule before 2026-11-27's second audit, short rows only).
+#ifndef KBIT_MOE_GEMV_K5_MIN_N
+#define KBIT_MOE_GEMV_K5_MIN_N 2048
+#endif
 
 namespace {
 // choose_moe_kernel, where `tcw` says whether grouped_tcw may run (sm_90a, and moe_linear: the
@@ -516,8 +531,17 @@ MoeKernel choose_moe(int64_t total_rows, const TiledView& w, bool tcw) {
   // Qwen3 experts.down at M = 1 4.69 / 5.31 / 5.65 -> 4.54 / 5.30 / 5.56 us at k = 2 / 3 / 4; plainly
   // launched in -daudit/audit 5.14 / 5.93 / 6.08 against grouped_gemv's 5.31 / 5.94 / 6.23); at k = 5,
   // without a pair table, grouped_gemv keeps them (6.91 against 9.52).
+  // At k = 5 grouped_gemv also takes up to 16 rows of wide experts (N >= 2048): the audit with the
+  // grouped kernels under PDL (bench/results/2026-11-27-h100-daudit2, grouped_gemv_pdl against
+  // grouped_tcv_pdl) had it ahead on GLM-4.7-Flash experts.down at M = 1..4 (4..16 rows: 6.99 / 9.47 /
+  // 14.57 / 16.14 against 7.46 / 12.69 / 16.39 / 20.99 us) and experts.gate_up (11.53 / 18.17 / 28.17 /
+  // 33.84 against 11.93 / 20.09 / 28.55 / 35.34), where grouped_tcv's table-less grid (grouped_tcv_kw)
+  // runs up to two waves; not on Qwen3 experts.gate_up (N = 1024) at 10 rows (11.49 against 10.55).
+  // Past 16 rows grouped_gemv's cost grows with the rows that share an expert (one work item each,
+  // at one mean row per expert), grouped_tcv's with the experts: Qwen3 at 30 rows 18.62 against 12.75.
   const int64_t mean = detail::moe_mean_rows(w.E, total_rows);
-  if (w.K <= 512 && total_rows <= 16 && w.bits >= KBIT_MOE_GEMV_SHORT_MIN_BITS) return MoeKernel::grouped_gemv;
+  if (total_rows <= 16 && w.bits >= KBIT_MOE_GEMV_SHORT_MIN_BITS && (w.K <= 512 || w.N >= KBIT_MOE_GEMV_K5_MIN_N))
+    return MoeKernel::grouped_gemv;
   // grouped_tcw (sm_90a) from 8 mean rows, at k = 2, 3 and 4 (H100, bench/results/2026-11-25-h100-
   // groupedtcw/run1, against grouped_tcv): GLM-4.7-Flash experts at 8 mean rows (M = 128) down 72.7
   // vs 80.5 us, gate_up 134.7 vs 150.5 (k = 4), at 32 (M = 512) 110.4 vs 196.0 and 207.3 vs 366.9;

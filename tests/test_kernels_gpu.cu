@@ -512,7 +512,9 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
   // k = 3 the short narrow rows go to tcv from M = 2 too; at k = 2 the 21 M shape goes to tcv's pair
   // table at M = 2 but stays on gemv at M = 1 (rows of K > 2048), 16384 x 2048 (34 M) to tcv at M = 1;
   // at k = 3 4096 x 8192 (34 M, tcv's k = 3 pair table) to tcv at M = 2, gemv at M = 1
-  // (bench/results/2026-11-27-h100-daudit). The
+  // (bench/results/2026-11-27-h100-daudit). After the second audit (-daudit2) 10240 x 2048 (21 M, no
+  // tcv pair table at k = 4) stays on gemv at M = 2, k = 4, and 2048 x 10240 at M = 16 goes to tcv at
+  // k = 2, to tcw at k = 4. The
   // choice is checked where the device runs PDL, the result everywhere (the producer writes A late,
   // as in the test above). tcw's own PDL cases: "with PDL, tcw keeps M = 3..8 ..." below.
   Stream st;
@@ -536,7 +538,8 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
                                    {2048, 512, 2, gpu::Kernel::tcv, 3}, {2048, 512, 1, gpu::Kernel::gemv, 3},
                                    {2048, 10240, 2, gpu::Kernel::tcv, 2}, {2048, 10240, 1, gpu::Kernel::gemv, 2},
                                    {16384, 2048, 1, gpu::Kernel::tcv, 2}, {4096, 8192, 2, gpu::Kernel::tcv, 3},
-                                   {4096, 8192, 1, gpu::Kernel::gemv, 3}};
+                                   {4096, 8192, 1, gpu::Kernel::gemv, 3}, {10240, 2048, 2, gpu::Kernel::gemv},
+                                   {2048, 10240, 16, gpu::Kernel::tcv, 2}, {2048, 10240, 16, gpu::Kernel::tcw}};
   for (const Case& c : cases) {
     const QuantizedTensor q = make_exact_weights(c.bits, 1, c.N, c.K, seed++);
     const DeviceWeights w(q);
@@ -608,28 +611,43 @@ TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results
     }
 }
 
-TEST_CASE("gpu: MoE dispatch keeps grouped_gemv for short rows at k = 5 only") {
+TEST_CASE("gpu: MoE dispatch keeps grouped_gemv up to 16 rows at k = 5 only, on short or wide rows") {
   // choose_moe_kernel reads only the shape. Qwen3-Coder-Next experts.down (512 experts of 2048 x 512):
   // at 10 routed rows (M = 1) grouped_tcv from k = 2 to 4, grouped_gemv at k = 5
-  // (bench/results/2026-11-27-h100-moeshort); past 16 rows grouped_tcv at every width.
+  // (bench/results/2026-11-27-h100-moeshort); past 16 rows grouped_tcv at every width. GLM-4.7-Flash
+  // experts.down and gate_up (64 experts of 2048 x 1536 and 3072 x 2048): grouped_gemv at k = 5 up to
+  // 16 rows (M = 4); Qwen3 experts.gate_up (1024 x 2048) stays on grouped_tcv at 10 rows
+  // (bench/results/2026-11-27-h100-daudit2).
   TiledView w;
-  w.E = 512;
-  w.N = 2048;
-  w.K = 512;
   w.half_cb = true;  // as kbit-quantize writes them
-  for (int bits : {2, 3, 4, 5}) {
-    CAPTURE(bits);
-    w.bits = bits;
-    CHECK(gpu::choose_moe_kernel(10, w, Act::f16, 0) == (bits == 5 ? gpu::MoeKernel::grouped_gemv : gpu::MoeKernel::grouped_tcv));
-    CHECK(gpu::choose_moe_kernel(20, w, Act::f16, 0) == gpu::MoeKernel::grouped_tcv);
+  struct Case {
+    int64_t E, N, K;
+  };
+  for (const Case c : {Case{512, 2048, 512}, Case{64, 2048, 1536}, Case{64, 3072, 2048}, Case{512, 1024, 2048}}) {
+    w.E = c.E;
+    w.N = c.N;
+    w.K = c.K;
+    const bool gemv_shape = c.K <= 512 || c.N >= 2048;
+    for (int bits : {2, 3, 4, 5}) {
+      CAPTURE(c.N);
+      CAPTURE(c.K);
+      CAPTURE(bits);
+      w.bits = bits;
+      const gpu::MoeKernel small = bits == 5 && gemv_shape ? gpu::MoeKernel::grouped_gemv : gpu::MoeKernel::grouped_tcv;
+      CHECK(gpu::choose_moe_kernel(4, w, Act::f16, 0) == small);
+      CHECK(gpu::choose_moe_kernel(10, w, Act::f16, 0) == small);
+      CHECK(gpu::choose_moe_kernel(16, w, Act::f16, 0) == small);
+      CHECK(gpu::choose_moe_kernel(20, w, Act::f16, 0) == gpu::MoeKernel::grouped_tcv);
+    }
   }
 }
 
 TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from k = 3") {
   // choose_kernel reads only the shape (no memory allocated). Qwen3-Coder-Next dense.gate_up
-  // (10240 x 2048, 21 M weights): gemv at M = 1 for k = 3..5, tcv at k = 2 and at M = 2; its q_proj
-  // (4096 x 2048, 8.4 M) stays on tcv (bench/results/2026-11-26-h100-record-s16) unless PDL is live
-  // (gemv from k = 3). On the H100 the tcv expectations below all apply.
+  // (10240 x 2048, 21 M weights): gemv at M = 1 for k = 3..5, tcv at k = 2 and at M = 2 but at k = 4
+  // with live PDL (gemv, bench/results/2026-11-27-h100-daudit2); its q_proj (4096 x 2048, 8.4 M) stays
+  // on tcv (bench/results/2026-11-26-h100-record-s16) unless PDL is live (gemv from k = 3). On the
+  // H100 the tcv expectations below all apply.
   TiledView w;
   w.N = 10240;
   w.K = 2048;
@@ -659,7 +677,9 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
       w.N = 10240;
       const gpu::Kernel one_pass = pass1 ? gpu::Kernel::tcv : gpu::Kernel::gemv;
       CHECK(gpu::choose_kernel(1, w, Act::f16, false, pdl) == (bits >= 3 ? gpu::Kernel::gemv : one_pass));
-      if (pass2) CHECK(gpu::choose_kernel(2, w, Act::f16, false, pdl) == gpu::Kernel::tcv);
+      if (pass2)
+        CHECK(gpu::choose_kernel(2, w, Act::f16, false, pdl) ==
+              (pdl_live && bits == 4 ? gpu::Kernel::gemv : gpu::Kernel::tcv));
     }
   }
 }
@@ -671,8 +691,10 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
   // is 512 CTAs of one slice on an H100, goes to tcv at every k (bench/results/2026-11-26-h100-
   // record-s17, -tcvm8, bench/results/2026-11-27-h100-tcvwave). Below 32 M GLM shared_experts.down
   // (2048 x 10240, tcv's grid cut to one wave of 6 slices on an H100) goes to tcv at M = 4 and at
-  // M = 8 but at k = 4, to tcw at M = 16 (4 steps per warp), and Llama-3-70B k_proj (1024 x 8192, tcv's
-  // early grid of 8 slices) goes to tcv at M = 5..8 but at k = 4.
+  // M = 8 but at k = 4, at M = 16 (4 steps per warp) to tcv at k = 2, 3 and to tcw at k = 4, 5
+  // (bench/results/2026-11-27-h100-daudit2), and Llama-3-70B k_proj (1024 x 8192, tcv's early grid of
+  // 8 slices) goes to tcv at M = 5..8 but at k = 4. GLM shared_experts.gate_up (20480 x 2048, 42 M,
+  // the M = 9..16 exclusion of N >= 16384 below 100 M weights) goes to tcv at M = 16 at every k.
   if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported()) return;
   const bool h100 = gpu::detail::device_sm_count() == 132;  // there no case below may skip
   TiledView w;
@@ -702,7 +724,8 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
       }
       check(2048, 10240, 4, gpu::Kernel::tcv);
       check(2048, 10240, 8, big);
-      check(2048, 10240, 16, gpu::Kernel::tcw);
+      check(2048, 10240, 16, bits <= 3 ? gpu::Kernel::tcv : gpu::Kernel::tcw);
+      check(20480, 2048, 16, gpu::Kernel::tcv);
       w.N = 1024;
       w.K = 8192;
       CHECK(tcv_early_splits(gpu::detail::tcv_plan_of(8, w, Act::f16)) == 8);
