@@ -1061,12 +1061,15 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
 }
 
 TEST_CASE("gpu: dequantize equals dequantize_ref bit for bit on random bytes") {
+  // The kernel's warps take 16 rows x one 64-k tile, its CTAs 8 tiles: N = 130, 40 leave part rows,
+  // K = 544 (8.5 tiles) a second CTA column of one tile ending in the zero pad block, K = 1024 two
+  // full columns; E = 2, 3 the expert offsets.
   uint64_t seed = 5000;
   struct Shape {
     int64_t E, N, K;
   };
   for (int bits = 2; bits <= 5; ++bits)
-    for (const Shape& sh : {Shape{1, 1, 32}, Shape{1, 130, 2080}, Shape{3, 9, 96}}) {
+    for (const Shape& sh : {Shape{1, 1, 32}, Shape{1, 130, 2080}, Shape{3, 9, 96}, Shape{2, 40, 544}, Shape{1, 48, 1024}}) {
       const QuantizedTensor q = random_weights(bits, sh.E, sh.N, sh.K, seed++);
       const DeviceWeights w(q);
       const size_t total = size_t(sh.E * sh.N * sh.K);
