@@ -413,7 +413,27 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // shared_experts.gate_up at M = 16 tcv_pdl 20.09 against tcw_pdl's 21.69 us (bench/results/
   // 2026-11-27-h100-daudit2).
   if (M <= 16) return tcw_ok && w.K > 512 && (w.N < 16384 || weights >= 100.0e6) ? Kernel::tcw : Kernel::tcv;
-  if (tcw_ok) {
+  // Since the dequantize rewrite (2026-11-27: dequant_cublas 1.12-1.51x faster) tcw keeps less of
+  // M > 16 where dequantize + cuBLAS can run (bench/results/2026-11-27-h100-ldisp, tcw_pdl against
+  // dequant_cublas, all catalogue shapes at M = 32..1024, k = 2, 4, 5; then old and new bounds in one
+  // call, automatic and automatic_pdl, bench/results/2026-11-27-h100-ldisp/land): up to M = 32 every
+  // shape, under live PDL the short narrow rows too (Qwen3 shared_expert.down 5.18-5.43 against
+  // 6.00-6.14 us; launched plainly tcw took 7.08-7.30); at 65..128 from 4 M weights on rows of K > 512
+  // (GLM kv_b_proj, 4.6 M, K = 512: 9.5-9.6 against 10.3 us; Llama-3-8B k/v_proj, 4.2 M, stayed 1-2%
+  // ahead on tcw); at 129..256 from 10 M (the 8.4 M shapes 1.06-1.24x faster on dequant_cublas: Qwen3
+  // q_proj 22.1 -> 18.4 us at k = 4; the 10.5 M ones stay on tcw, 1.01-1.08x ahead in -ldisp); at
+  // 257..512 on rows of K >= 5120 from 16 M (Llama-3-70B k/v_proj, 8.4 M, 1.13-1.27x and Qwen3
+  // dense.down and GLM o_proj, 10.5 M, 1.09-1.16x faster on dequant_cublas; GLM shared_experts.down,
+  // 21 M, stays on tcw, 1.00-1.08x ahead in -ldisp) or from 40 M. Without a cuBLAS handle the
+  // alternative is mma and the earlier bounds stay.
+  if (tcw_ok && have_cublas) {
+    const bool short_narrow = w.K <= 512 && w.N < 8192;
+    if (M <= 32 && (pdl_live || !short_narrow)) return Kernel::tcw;
+    if (M <= 64 && !short_narrow) return Kernel::tcw;
+    if (M <= 128 && weights >= 4.0e6 && w.K > 512) return Kernel::tcw;
+    if (M <= 256 && weights >= 10.0e6) return Kernel::tcw;
+    if (M <= 512 && ((w.K >= 5120 && weights >= 16.0e6) || weights >= 40.0e6)) return Kernel::tcw;
+  } else if (tcw_ok) {
     if (M <= 64) {
       if (!(w.K <= 512 && w.N < 8192)) return Kernel::tcw;
     } else if (M <= 128 && weights >= 4.0e6) {

@@ -153,6 +153,20 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 
+# dense_catalogue DIR: DIR/dense.json = the shapes catalogue without its MoE projections (experts > 1);
+# SHAPES points at it.
+dense_catalogue() {
+  mkdir -p "$1"
+  SHAPES=$1/dense.json
+  python3 - "$R/data/shapes.json" "$SHAPES" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for m in d["models"]:
+    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) == 1]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+
 # small_catalogue DIR: DIR/small.json = the shapes catalogue with only Qwen3-Coder-Next's and
 # GLM-4.7-Flash's dense block shapes of at most 2.2 M weights (k/v_proj, shared_expert.*, q_a and
 # kv_a_proj: gemv's cluster grids); SHAPES points at it.
