@@ -21,6 +21,16 @@ constexpr int kTileBytesPerToken = kStepK * 2;
 constexpr int kTcwThreads = 256;
 constexpr int kTcwRows = 128;  // weight rows per CTA
 
+// Experiment knob (twenty-sixth session): 1 builds the 64-token tiles with the PDL instructions too and
+// launches them with LinearArgs::pdl where the main grid is at most one CTA per SM (small shapes at
+// M = 33..64); 2 does so at every grid size; 0 (the default) keeps PDL to the 32-token tiles.
+#ifndef KBIT_TCW_PDL64
+#define KBIT_TCW_PDL64 0
+#endif
+// The token tiles whose kernels carry the PDL instructions.
+template <int MN>
+constexpr bool kTcwPdlTile = MN == 32 || (KBIT_TCW_PDL64 != 0 && MN == 64);
+
 template <int MN>
 struct TcwCfg {
   static constexpr int kStages = MN >= 256 ? 2 : 3;
@@ -214,7 +224,7 @@ template <Act ACT, bool kTables, int MN>
 __global__ void __launch_bounds__(256) tcw_permute_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
                                                           uint4* __restrict__ out, int M, int64_t K, int64_t rows16) {
   using T = typename ActTraits<ACT>::T;
-  if constexpr (MN == 32) {  // LinearArgs::pdl (launch_t): A and the workspace only after the previous work
+  if constexpr (kTcwPdlTile<MN>) {  // LinearArgs::pdl (launch_t): A and the workspace only after the previous work
     pdl_wait();
     pdl_launch_dependents();
   }
