@@ -63,6 +63,9 @@ bool have_workspace(size_t need, void* ws, size_t bytes) { return need == 0 || (
 
 Status run_dequant_cublas(const LinearArgs& a) {
   if (!a.cublas) return fail(Status::no_cublas_handle, "kernel dequant_cublas needs LinearArgs::cublas");
+  if (k_tiles(a.w.K) > detail::kDequantMaxKTiles)
+    return fail(Status::bad_shape, "kernel dequant_cublas takes K up to " + std::to_string(detail::kDequantMaxKTiles * kTileK) +
+                                       " (its dequantize grid), got K = " + std::to_string(a.w.K));
   const OutType t = a.act == Act::f16 ? OutType::f16 : OutType::bf16;
   if (cudaError_t e = detail::launch_dequant(a.w, a.workspace, t, a.stream); e != cudaSuccess)
     return cuda_fail(e, "dequantize launch");
@@ -420,7 +423,8 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // shape, under live PDL the short narrow rows too (Qwen3 shared_expert.down 5.18-5.43 against
   // 6.00-6.14 us; launched plainly tcw took 7.08-7.30); at 65..128 from 4 M weights on rows of K > 512
   // (GLM kv_b_proj, 4.6 M, K = 512: 9.5-9.6 against 10.3 us; Llama-3-8B k/v_proj, 4.2 M, stayed 1-2%
-  // ahead on tcw); at 129..256 from 10 M (the 8.4 M shapes 1.06-1.24x faster on dequant_cublas: Qwen3
+  // ahead on tcw) and, by the next bound, from 10 M on any rows (no catalogue shape of K <= 512 has
+  // that many weights; not measured); at 129..256 from 10 M (the 8.4 M shapes 1.06-1.24x faster on dequant_cublas: Qwen3
   // q_proj 22.1 -> 18.4 us at k = 4; the 10.5 M ones stay on tcw, 1.01-1.08x ahead in -ldisp); at
   // 257..512 on rows of K >= 5120 from 16 M (Llama-3-70B k/v_proj, 8.4 M, 1.13-1.27x and Qwen3
   // dense.down and GLM o_proj, 10.5 M, 1.09-1.16x faster on dequant_cublas; GLM shared_experts.down,
@@ -442,7 +446,8 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     if (M <= 256 && weights >= 8.0e6) return Kernel::tcw;
     if (M <= 512 && ((w.K >= 5120 && weights >= 8.0e6) || weights >= 40.0e6)) return Kernel::tcw;
   }
-  if (!have_cublas) return Kernel::mma;
+  // (dequant_cublas needs a handle, and dequantize takes K up to kDequantMaxKTiles tiles.)
+  if (!have_cublas || k_tiles(w.K) > detail::kDequantMaxKTiles) return Kernel::mma;
   // Above M = 16, mma against dequantize + cuBLAS in the same sweep (2026-11-23-h100-tcv, all 27
   // block shapes): dequantizing 2 bytes per weight costs more than mma's whole GEMM on large
   // weights: at M = 32 mma wins from 16.8 M weights up (Llama-3-70B gate_up 327 vs 874 us) and
@@ -560,7 +565,8 @@ MoeKernel choose_moe(int64_t total_rows, const TiledView& w, bool tcw) {
   // Past 16 rows grouped_gemv's cost grows with the rows that share an expert (one work item each,
   // at one mean row per expert), grouped_tcv's with the experts: Qwen3 at 30 rows 18.62 against 12.75.
   const int64_t mean = detail::moe_mean_rows(w.E, total_rows);
-  if (total_rows <= 16 && w.bits >= KBIT_MOE_GEMV_SHORT_MIN_BITS && (w.K <= 512 || w.N >= KBIT_MOE_GEMV_K5_MIN_N))
+  if (total_rows <= 16 && w.bits >= KBIT_MOE_GEMV_SHORT_MIN_BITS && (w.K <= 512 || w.N >= KBIT_MOE_GEMV_K5_MIN_N) &&
+      detail::gemv_fits(w))
     return MoeKernel::grouped_gemv;
   // grouped_tcw (sm_90a) from 8 mean rows, at k = 2, 3 and 4 (H100, bench/results/2026-11-25-h100-
   // groupedtcw/run1, against grouped_tcv): GLM-4.7-Flash experts at 8 mean rows (M = 128) down 72.7
@@ -646,6 +652,9 @@ Status dequantize(const TiledView& w, void* out, OutType type, cudaStream_t stre
   if (Status s = check_weights(w, false); s != Status::ok) return s;
   if (!out) return fail(Status::null_pointer, "out must be a device pointer");
   if (!aligned(out, 16)) return fail(Status::misaligned, "out must be 16-byte aligned");
+  if (!v0 && k_tiles(w.K) > detail::kDequantMaxKTiles)
+    return fail(Status::bad_shape, "weight shape " + shape_str(w) + ": dequantize takes K up to " +
+                                       std::to_string(detail::kDequantMaxKTiles * kTileK) + " (v0 = true takes any K)");
   const cudaError_t e = v0 ? detail::launch_v0_dequant(w, out, type, stream) : detail::launch_dequant(w, out, type, stream);
   if (e != cudaSuccess) return cuda_fail(e, "dequantize");
   return ok();

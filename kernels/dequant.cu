@@ -19,6 +19,7 @@ namespace {
 constexpr int kDqWarps = 8;                  // k tiles per CTA
 constexpr int kDqThreads = 32 * kDqWarps;
 constexpr int kDqRows = 16;                  // rows per warp (two blocks of each per k tile)
+static_assert(kDequantMaxKTiles == int64_t{65535} * kDqWarps, "launch.h's bound is this grid's");
 
 // The 16-byte chunk of a warp's staging area that holds chunk c of output row `row` (16 chunks per
 // row at fp32, 8 at 16 bits): the chunk index XOR the row's low three bits, so the 8 lanes of a

@@ -11,6 +11,9 @@ cudaError_t launch_v0_linear(const LinearArgs& a);
 cudaError_t launch_v0_moe(const MoeArgs& a);
 cudaError_t launch_v0_dequant(const TiledView& w, void* out, OutType type, cudaStream_t stream);
 cudaError_t launch_dequant(const TiledView& w, void* out, OutType type, cudaStream_t stream);
+// The most 64-k tiles launch_dequant takes: its grid's y (at most 65535) holds groups of 8 tiles
+// (K up to 33,553,920); dequantize() refuses more, and dispatch then never picks dequant_cublas.
+inline constexpr int64_t kDequantMaxKTiles = int64_t{65535} * 8;
 
 // Scalar GEMV (M = 1..4), split-K through the workspace -- or, on grids of at most one CTA per SM
 // with 2..8 K slices, through distributed shared memory in a thread-block cluster.

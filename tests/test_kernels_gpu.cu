@@ -810,6 +810,43 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
   }
 }
 
+TEST_CASE("gpu: dequantize refuses K beyond its grid and dispatch never picks it there") {
+  // The dequantize grid holds 65535 groups of 8 k-tiles (kDequantMaxKTiles, K up to 33,553,920):
+  // one tile more is bad_shape before any launch, the largest K runs; automatic then takes mma at
+  // M = 1024 with a cuBLAS handle. A k = 5 MoE expert of 2^32 or more packed words is never given
+  // to grouped_gemv (its 32-bit block index), not even at 1 routed row (found by review).
+  TiledView w;
+  w.bits = 2;
+  w.N = 1;
+  w.K = (gpu::detail::kDequantMaxKTiles + 1) * kTileK;
+  for (bool pdl : {false, true}) CHECK(gpu::choose_kernel(1024, w, Act::f16, true, pdl) == gpu::Kernel::mma);
+  DeviceBuf<uint32_t> packed(size_t(w.expert_words()));
+  DeviceBuf<uint8_t> absmax(size_t(w.expert_absmax()));
+  DeviceBuf<float> cb(std::vector<float>{-1.0f, -0.25f, 0.25f, 1.0f});
+  absmax.zero();
+  packed.zero();
+  w.packed = packed.p;
+  w.absmax = absmax.p;
+  w.codebook = cb.p;
+  DeviceBuf<uint16_t> out(size_t(w.N * w.K));
+  CHECK(gpu::dequantize(w, out.p, gpu::OutType::f16, nullptr, false) == gpu::Status::bad_shape);
+  w.K -= kTileK;  // the largest K it takes: all zero scales, so every output is +-0 (poison is NaN)
+  out.poison();
+  REQUIRE(gpu::dequantize(w, out.p, gpu::OutType::f16, nullptr, false) == gpu::Status::ok);
+  const std::vector<uint16_t> got = out.host();
+  CHECK(std::count_if(got.begin(), got.begin() + w.N * w.K, [](uint16_t v) { return (v & 0x7FFF) == 0; }) == w.N * w.K);
+
+  TiledView m;
+  m.bits = 5;
+  m.E = 1;
+  m.N = 2048;
+  m.K = int64_t{1} << 24;
+  REQUIRE_FALSE(gpu::detail::gemv_fits(m));
+  CHECK(gpu::choose_moe_kernel(1, m, Act::f16, 0) != gpu::MoeKernel::grouped_gemv);
+  m.K = 1536;  // GLM-4.7-Flash experts.down: grouped_gemv at 1 row
+  CHECK(gpu::choose_moe_kernel(1, m, Act::f16, 0) == gpu::MoeKernel::grouped_gemv);
+}
+
 TEST_CASE("gpu: automatic never gives gemv a matrix of 2^32 or more packed words") {
   // gemv indexes one matrix's blocks in 32 bits (gemv_fits). choose_kernel reads only the shape, so
   // no memory is allocated: N = 64, K = 2^29, k = 4 is exactly 2^32 words, and its narrow rows would
