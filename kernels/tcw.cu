@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   // is main's, which measured faster at M = 256): the permuted A, C and the partials only after
   // tcw_permute_kernel. No pdl_launch_dependents: the next launch starts as the CTAs exit (CTAs
   // waiting beside a busy grid slowed it, bench/results/2026-11-25-h100-pdl3).
-  if constexpr (kTcwPdlTile<MN>) pdl_wait();
+  if constexpr (kTcwPdlMain<MN, KB>) pdl_wait();
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
   const int64_t N = w.N, K = w.K;
@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   // writes) are requested before the wait, so their memory round trip overlaps it. (The larger
   // tiles, which have no PDL, compute their pointers here too: their SASS differs from the old order's
   // in register allocation; bench/results/2026-11-26-h100-tcwearly measured them, M = 64 and 256.)
-  if constexpr (kTcwPdlTile<MN>) {
+  if constexpr (kTcwPdlMain<MN, KB>) {
     fetch(sb32);
     pdl_wait();
   }
@@ -376,7 +376,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     fetch(s + 1);
   };
 
-  if constexpr (!kTcwPdlTile<MN>) fetch(sb32);  // (the PDL tiles: before the PDL wait)
+  if constexpr (!kTcwPdlMain<MN, KB>) fetch(sb32);  // (the PDL tiles: before the PDL wait)
   if constexpr (PR) {
     // k = 4 with the pair table: the half steps of the k >= 4 loop below, fragments by frag_from_pairs.
     // The table is staged while the first step's weights are in flight (CTAs of small shapes run
@@ -449,7 +449,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   cp_async_wait<0>();
   // LinearArgs::pdl: the next launch (the reduction, or the next call) may start now; earlier,
   // its waiting CTAs slowed this grid's main loop (bench/results/2026-11-25-h100-pdl3).
-  if constexpr (kTcwPdlTile<MN>) pdl_launch_dependents();
+  if constexpr (kTcwPdlMain<MN, KB>) pdl_launch_dependents();
 
   // acc[4 t + r]: row (r < 2 ? n_lo : n_hi), token tok0 + 8 t + 2 q + r % 2.
   auto each = [&](auto&& f) {
@@ -618,7 +618,7 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   // to 0.66x (Qwen3 dense.gate_up M = 64 18.5 -> 26.5 us; bench/results/2026-11-25-h100-pdl4). The
   // kernels of the larger tiles are compiled without the PDL instructions (tcw_reduce_kernel, shared
   // by all tiles, has them: without the attribute they do nothing).
-  const bool pdl = a.pdl && (MN == 32 || (kTcwPdlTile<MN> && (KBIT_TCW_PDL64 == 2 || p.sched.ctas <= device_sm_count())));
+  const bool pdl = a.pdl && (MN == 32 || (kTcwPdlMain<MN, KB> && (KBIT_TCW_PDL64 == 2 || p.sched.ctas <= device_sm_count())));
   const dim3 pgrid(static_cast<unsigned>((rows16 + 255) / 256));
   if (cudaError_t e = launch_ex(tcw_permute_kernel<ACT, (KB <= 3 || PR), MN>, pgrid, 256, 0, a.stream, 1, pdl,
                                 static_cast<const T*>(a.A), permuted, static_cast<int>(a.M), a.w.K, rows16);

@@ -24,12 +24,21 @@ constexpr int kTcwRows = 128;  // weight rows per CTA
 // Experiment knob (twenty-sixth session): 1 builds the 64-token tiles with the PDL instructions too and
 // launches them with LinearArgs::pdl where the main grid is at most one CTA per SM (small shapes at
 // M = 33..64); 2 does so at every grid size; 0 (the default) keeps PDL to the 32-token tiles.
+// KBIT_TCW_PDL64_BITS: the widths k it applies to, bit k set (default all; bench/results/
+// 2026-11-27-h100-tcwpdl64 measured all: 1.19-1.21x at k = 4, up to 0.65x at k = 2 on large shapes).
 #ifndef KBIT_TCW_PDL64
 #define KBIT_TCW_PDL64 0
 #endif
-// The token tiles whose kernels carry the PDL instructions.
+#ifndef KBIT_TCW_PDL64_BITS
+#define KBIT_TCW_PDL64_BITS 0x3C
+#endif
+// The token tiles whose pre-pass and fixup kernels carry the PDL instructions (shared by every k: the
+// instructions do nothing in a launch without the PDL attribute).
 template <int MN>
 constexpr bool kTcwPdlTile = MN == 32 || (KBIT_TCW_PDL64 != 0 && MN == 64);
+// The (token tile, k) whose main kernels carry them and are launched with LinearArgs::pdl.
+template <int MN, int KB>
+constexpr bool kTcwPdlMain = MN == 32 || (kTcwPdlTile<MN> && ((KBIT_TCW_PDL64_BITS >> KB) & 1) != 0);
 
 template <int MN>
 struct TcwCfg {
