@@ -63,7 +63,7 @@ bool have_workspace(size_t need, void* ws, size_t bytes) { return need == 0 || (
 
 Status run_dequant_cublas(const LinearArgs& a) {
   if (!a.cublas) return fail(Status::no_cublas_handle, "kernel dequant_cublas needs LinearArgs::cublas");
-  if (k_tiles(a.w.K) > detail::kDequantMaxKTiles)
+  if (!detail::dequant_fits(a.w))
     return fail(Status::bad_shape, "kernel dequant_cublas takes K up to " + std::to_string(detail::kDequantMaxKTiles * kTileK) +
                                        " (its dequantize grid), got K = " + std::to_string(a.w.K));
   const OutType t = a.act == Act::f16 ? OutType::f16 : OutType::bf16;
@@ -429,25 +429,19 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // 257..512 on rows of K >= 5120 from 16 M (Llama-3-70B k/v_proj, 8.4 M, 1.13-1.27x and Qwen3
   // dense.down and GLM o_proj, 10.5 M, 1.09-1.16x faster on dequant_cublas; GLM shared_experts.down,
   // 21 M, stays on tcw, 1.00-1.08x ahead in -ldisp) or from 40 M. Without a cuBLAS handle the
-  // alternative is mma and the earlier bounds stay.
-  if (tcw_ok && have_cublas) {
+  // alternative is mma and the earlier bounds (bench/results/2026-11-25-h100-tcw) stay: 65..128 on
+  // any rows, 8 M at 129..256 and on the long rows at 257..512.
+  if (tcw_ok) {
     const bool short_narrow = w.K <= 512 && w.N < 8192;
-    if (M <= 32 && (pdl_live || !short_narrow)) return Kernel::tcw;
     if (M <= 64 && !short_narrow) return Kernel::tcw;
-    if (M <= 128 && weights >= 4.0e6 && w.K > 512) return Kernel::tcw;
-    if (M <= 256 && weights >= 10.0e6) return Kernel::tcw;
-    if (M <= 512 && ((w.K >= 5120 && weights >= 16.0e6) || weights >= 40.0e6)) return Kernel::tcw;
-  } else if (tcw_ok) {
-    if (M <= 64) {
-      if (!(w.K <= 512 && w.N < 8192)) return Kernel::tcw;
-    } else if (M <= 128 && weights >= 4.0e6) {
+    if (M <= 32 && have_cublas && pdl_live) return Kernel::tcw;
+    if (M > 64 && M <= 128 && weights >= 4.0e6 && (w.K > 512 || !have_cublas)) return Kernel::tcw;
+    if (M <= 256 && weights >= (have_cublas ? 10.0e6 : 8.0e6)) return Kernel::tcw;
+    if (M <= 512 && ((w.K >= 5120 && weights >= (have_cublas ? 16.0e6 : 8.0e6)) || weights >= 40.0e6))
       return Kernel::tcw;
-    }
-    if (M <= 256 && weights >= 8.0e6) return Kernel::tcw;
-    if (M <= 512 && ((w.K >= 5120 && weights >= 8.0e6) || weights >= 40.0e6)) return Kernel::tcw;
   }
-  // (dequant_cublas needs a handle, and dequantize takes K up to kDequantMaxKTiles tiles.)
-  if (!have_cublas || k_tiles(w.K) > detail::kDequantMaxKTiles) return Kernel::mma;
+  // (dequant_cublas needs a handle, and a K its dequantize takes.)
+  if (!have_cublas || !detail::dequant_fits(w)) return Kernel::mma;
   // Above M = 16, mma against dequantize + cuBLAS in the same sweep (2026-11-23-h100-tcv, all 27
   // block shapes): dequantizing 2 bytes per weight costs more than mma's whole GEMM on large
   // weights: at M = 32 mma wins from 16.8 M weights up (Llama-3-70B gate_up 327 vs 874 us) and
@@ -652,7 +646,7 @@ Status dequantize(const TiledView& w, void* out, OutType type, cudaStream_t stre
   if (Status s = check_weights(w, false); s != Status::ok) return s;
   if (!out) return fail(Status::null_pointer, "out must be a device pointer");
   if (!aligned(out, 16)) return fail(Status::misaligned, "out must be 16-byte aligned");
-  if (!v0 && k_tiles(w.K) > detail::kDequantMaxKTiles)
+  if (!v0 && !detail::dequant_fits(w))
     return fail(Status::bad_shape, "weight shape " + shape_str(w) + ": dequantize takes K up to " +
                                        std::to_string(detail::kDequantMaxKTiles * kTileK) + " (v0 = true takes any K)");
   const cudaError_t e = v0 ? detail::launch_v0_dequant(w, out, type, stream) : detail::launch_dequant(w, out, type, stream);

@@ -99,7 +99,7 @@ cudaError_t launch_typed(const TiledView& w, Out* out, cudaStream_t stream) {
   const int64_t row_groups = (w.N + kDqRows - 1) / kDqRows;
   const int64_t x = w.E * row_groups, y = (k_tiles(w.K) + kDqWarps - 1) / kDqWarps;
   if (x == 0 || y == 0) return cudaSuccess;
-  if (x > 0x7FFFFFFF || y > 65535) return cudaErrorInvalidConfiguration;
+  if (x > 0x7FFFFFFF || !dequant_fits(w)) return cudaErrorInvalidConfiguration;  // y <= 65535
   return with_bits(w.bits, cudaErrorInvalidValue, [&](auto kb) {
     dequant_kernel<decltype(kb)::value><<<dim3(static_cast<unsigned>(x), static_cast<unsigned>(y)), kDqThreads, 0,
                                           stream>>>(w, out, static_cast<uint32_t>(row_groups));

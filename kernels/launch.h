@@ -14,6 +14,7 @@ cudaError_t launch_dequant(const TiledView& w, void* out, OutType type, cudaStre
 // The most 64-k tiles launch_dequant takes: its grid's y (at most 65535) holds groups of 8 tiles
 // (K up to 33,553,920); dequantize() refuses more, and dispatch then never picks dequant_cublas.
 inline constexpr int64_t kDequantMaxKTiles = int64_t{65535} * 8;
+inline bool dequant_fits(const TiledView& w) { return k_tiles(w.K) <= kDequantMaxKTiles; }
 
 // Scalar GEMV (M = 1..4), split-K through the workspace -- or, on grids of at most one CTA per SM
 // with 2..8 K slices, through distributed shared memory in a thread-block cluster.
