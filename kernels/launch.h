@@ -107,6 +107,13 @@ cudaError_t launch_tcw(const LinearArgs& a);
 // so that small shapes exercise the stream-K kernel and its fixup). Set it before the workspace
 // query; it applies to the whole process.
 void tcw_force_plan(int mode);
+// Tests only: tcw's CTAs per SM at M on w: the plan's count (plan), and tcw_kernel's (the per-tile
+// kernel, f16) with the dynamic shared memory it is launched with (smem) with or without
+// LinearArgs::pdl (resident; 0 where the query failed).
+struct TcwOccupancy {
+  int plan = 0, resident = 0, smem = 0;
+};
+TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl);
 // Grouped tcw (MoE, sm_90a: tcw_available()): an 8-token-tile permute of all routed rows into the
 // workspace (grouped_tcw_workspace_bytes), then one CTA per (work item of <= 32, 64, 128 or 256
 // rows, 128 weight rows) over all K, on a 1D grid of grouped_tcw_ctas CTAs (at most

@@ -50,11 +50,11 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   __shared__ TcwSmem sm;
   stage_codebook<KB>(w.codebook, sm.cb);
   stage_scales(sm.scale);
-  // LinearArgs::pdl (launch_t, 32-token tiles only; the larger tiles compile without it: their SASS
-  // is main's, which measured faster at M = 256): the permuted A, C and the partials only after
-  // tcw_permute_kernel. No pdl_launch_dependents: the next launch starts as the CTAs exit (CTAs
-  // waiting beside a busy grid slowed it, bench/results/2026-11-25-h100-pdl3).
-  if constexpr (kTcwPdlMain<MN, KB>) pdl_wait();
+  // LinearArgs::pdl (launch_t: the 32-token tiles and the 64-token ones of kTcwPdlStreamK; the others
+  // compile without it: their SASS is main's, which measured faster at M = 256): the permuted A, C
+  // and the partials only after tcw_permute_kernel. No pdl_launch_dependents: the next launch starts
+  // as the CTAs exit (CTAs waiting beside a busy grid slowed it, bench/results/2026-11-25-h100-pdl3).
+  if constexpr (kTcwPdlStreamK<MN, KB>) pdl_wait();
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
   const int64_t N = w.N, K = w.K;
@@ -300,7 +300,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   auto fetch = [&](int step) {
     fetch_block_pair<KB>(step < se32 && 2 * step + q / 2 < ktiles32, row_ok, pw, pa, w_step, a_step, wn, sn);
   };
-  // LinearArgs::pdl (launch_t, 32-token tiles only, as in tcw_streamk_kernel): the permuted A, C
+  // LinearArgs::pdl (launch_t, the tiles of kTcwPdlMain, as in tcw_streamk_kernel): the permuted A, C
   // and the partials only after tcw_permute_kernel. The first step's weights (which no launch
   // writes) are requested before the wait, so their memory round trip overlaps it. (The larger
   // tiles, which have no PDL, compute their pointers here too: their SASS differs from the old order's
@@ -608,17 +608,64 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   return p;
 }
 
+// The dynamic shared memory tcw_kernel is launched with. A PDL grid (LinearArgs::pdl) starts while
+// the work before it drains, and the CTA scheduler puts its CTAs wherever an SM has room; where the
+// kernel's resources let an SM hold more of its CTAs than the plan counted (blocks_per_sm: the
+// stream-K kernel's occupancy; on the H100 k = 2's and 3's 64-token tcw_kernel fit two CTAs per SM
+// against the plan's one), some SMs take two CTAs of a one-wave grid and others none. Launched
+// plainly, the grid starts on idle SMs and is spread one per SM. So under PDL such a kernel gets
+// enough shared memory that an SM holds only the plan's count (where the device allows it). Without
+// it k = 2 and 3 lost up to 0.66x under PDL on those grids (Llama-3-70B q_proj M = 64, k = 3: 37.2 ->
+// 51.2 us; with it 34.5; bench/results/2026-11-27-h100-tcwpdl64land, -tcwpdl64k3).
+template <Act ACT, int KB, int MN, bool PR>
+int tcw_kernel_smem(bool pdl) {
+  constexpr int bytes = tcw_smem_bytes<MN, PR>();
+  static int cache[64] = {};  // per device: 0 not known, -1 no padding, else the padded size
+  int dev = 0;
+  if (!pdl || cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return bytes;
+  if (cache[dev] != 0) return cache[dev] < 0 ? bytes : cache[dev];
+  auto kern = tcw_kernel<ACT, KB, MN, PR>;
+  const int plan_bps = blocks_per_sm(MN, KB, PR);
+  int n = 0, per_sm = 0, optin = 0, reserved = 0, m = 0, pad = -1;
+  cudaFuncAttributes fa{};
+  bool ok = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) == cudaSuccess &&
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, kTcwThreads, bytes) == cudaSuccess;
+  if (ok && n > plan_bps) {
+    ok = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess &&
+         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
+         cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) == cudaSuccess &&
+         cudaFuncGetAttributes(&fa, kern) == cudaSuccess;
+    // plan_bps + 1 CTAs of `want` bytes each, with their static and reserved shared memory, overflow an SM
+    const int want = (per_sm / (plan_bps + 1) - static_cast<int>(fa.sharedSizeBytes) - reserved + 128) / 128 * 128;
+    if (ok && want > bytes && want <= optin) {
+      ok = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, want) == cudaSuccess &&
+           cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m, kern, kTcwThreads, want) == cudaSuccess;
+      if (ok && m == plan_bps) pad = want;
+    }
+  }
+  if (!ok) cudaGetLastError();  // a failed query leaves no error behind; the launch goes unpadded
+  cache[dev] = pad;
+  return pad < 0 ? bytes : pad;
+}
+
 template <Act ACT, int KB, int MN, bool PR>
 cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   using T = typename ActTraits<ACT>::T;
   const int64_t rows16 = p.tok_tiles * p.steps * (MN * kTileBytesPerToken / 16);
   // LinearArgs::pdl: every launch below may start while the one before it drains; each waits for
-  // it (pdl_wait) before it reads what that one writes. Only with 32-token tiles (M <= 32): they
-  // gained 1.05-1.3x on every catalogue shape, while with 64-token tiles the larger shapes lost up
-  // to 0.66x (Qwen3 dense.gate_up M = 64 18.5 -> 26.5 us; bench/results/2026-11-25-h100-pdl4). The
-  // kernels of the larger tiles are compiled without the PDL instructions (tcw_reduce_kernel, shared
-  // by all tiles, has them: without the attribute they do nothing).
-  const bool pdl = a.pdl && (MN == 32 || (kTcwPdlMain<MN, KB> && (KBIT_TCW_PDL64 == 2 || p.sched.ctas <= device_sm_count())));
+  // it (pdl_wait) before it reads what that one writes. With 32-token tiles (M <= 32) at every k:
+  // they gained 1.05-1.3x on every catalogue shape. With 64-token tiles only at the widths of
+  // KBIT_TCW_PDL64_BITS (tcw_common.cuh; all by default), on stream-K grids those of kTcwPdlStreamK
+  // (not k = 2; bench/results/2026-11-25-h100-pdl4, 2026-11-27-h100-tcwpdl64*). The main
+  // kernels of the other widths and tiles are compiled without the PDL instructions (the pre-pass,
+  // fixup and tcw_reduce_kernel have them where any width launches with PDL: without the attribute
+  // they do nothing).
+  // (A stream-K plan outside kTcwPdlStreamK launches all three kernels plainly: with only the pre-pass
+  // under PDL GLM shared_experts.gate_up M = 64, k = 2 took 29.2 against 28.3 us, -tcwpdl64final.)
+  const bool pdl =
+      a.pdl &&
+      (MN == 32 || (kTcwPdlMain<MN, KB> && (KBIT_TCW_PDL64 == 2 || p.sched.ctas <= device_sm_count()))) &&
+      (p.sched.splits > 0 || kTcwPdlStreamK<MN, KB>);
   const dim3 pgrid(static_cast<unsigned>((rows16 + 255) / 256));
   if (cudaError_t e = launch_ex(tcw_permute_kernel<ACT, (KB <= 3 || PR), MN>, pgrid, 256, 0, a.stream, 1, pdl,
                                 static_cast<const T*>(a.A), permuted, static_cast<int>(a.M), a.w.K, rows16);
@@ -627,15 +674,18 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   constexpr int bytes = tcw_smem_bytes<MN, PR>();
   if (p.sched.splits > 0) {  // per tile: tcw_kernel on (row tiles, token tiles, slices), slices summed by tcw_reduce_kernel
     auto kern = tcw_kernel<ACT, KB, MN, PR>;
-    if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
+    const int launch_bytes = tcw_kernel_smem<ACT, KB, MN, PR>(pdl);
+    if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, launch_bytes);
+        e != cudaSuccess)
       return e;
     SplitK sk;
     sk.splits = p.sched.splits;
     sk.partials = p.sched.partials;
     const dim3 grid(static_cast<unsigned>(p.sched.row_tiles), static_cast<unsigned>(p.tok_tiles),
                     static_cast<unsigned>(p.sched.splits));
-    if (cudaError_t e = launch_ex(kern, grid, kTcwThreads, bytes, a.stream, 1, pdl, static_cast<const uint4*>(permuted),
-                                  static_cast<T*>(a.C), static_cast<int>(a.M), a.w, sk);
+    if (cudaError_t e = launch_ex(kern, grid, kTcwThreads, launch_bytes, a.stream, 1, pdl,
+                                  static_cast<const uint4*>(permuted), static_cast<T*>(a.C), static_cast<int>(a.M), a.w,
+                                  sk);
         e != cudaSuccess || p.sched.splits == 1)
       return e;
     const int64_t elems = a.M * a.w.N;
@@ -701,6 +751,36 @@ bool tcw_available() {
 }
 
 void tcw_force_plan(int mode) { g_tcw_force_plan.store(mode, std::memory_order_relaxed); }
+
+TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl) {
+  const TcwPlan p = tcw_plan(M, w);
+  TcwOccupancy o;
+  o.plan = blocks_per_sm(p.mn, w.bits, p.pairs);
+  auto resident = [&](auto kb, auto mn, auto pr) {
+    constexpr int KB = decltype(kb)::value, MN = decltype(mn)::value;
+    constexpr bool PR = decltype(pr)::value;
+    auto kern = tcw_kernel<Act::f16, KB, MN, PR>;
+    o.smem = tcw_kernel_smem<Act::f16, KB, MN, PR>(pdl);
+    int n = 0;
+    if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, o.smem) == cudaSuccess &&
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, kTcwThreads, o.smem) == cudaSuccess)
+      o.resident = n;
+    return 0;
+  };
+  auto by_mn = [&](auto kb, auto pr) {
+    switch (p.mn) {
+      case 32: return resident(kb, std::integral_constant<int, 32>{}, pr);
+      case 64: return resident(kb, std::integral_constant<int, 64>{}, pr);
+      case 128: return resident(kb, std::integral_constant<int, 128>{}, pr);
+      default: return resident(kb, std::integral_constant<int, 256>{}, pr);
+    }
+  };
+  if (p.pairs)
+    by_mn(std::integral_constant<int, 4>{}, std::true_type{});
+  else
+    with_bits(w.bits, 0, [&](auto kb) { return by_mn(kb, std::false_type{}); });
+  return o;
+}
 
 cudaError_t launch_tcw(const LinearArgs& a) {  // linear() has checked tcw_available()
   TcwPlan p = tcw_plan(a.M, a.w);

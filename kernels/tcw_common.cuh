@@ -21,13 +21,17 @@ constexpr int kTileBytesPerToken = kStepK * 2;
 constexpr int kTcwThreads = 256;
 constexpr int kTcwRows = 128;  // weight rows per CTA
 
-// Experiment knob (twenty-sixth session): 1 builds the 64-token tiles with the PDL instructions too and
-// launches them with LinearArgs::pdl where the main grid is at most one CTA per SM (small shapes at
-// M = 33..64); 2 does so at every grid size; 0 (the default) keeps PDL to the 32-token tiles.
-// KBIT_TCW_PDL64_BITS: the widths k it applies to, bit k set (default all; bench/results/
-// 2026-11-27-h100-tcwpdl64 measured all: 1.19-1.21x at k = 4, up to 0.65x at k = 2 on large shapes).
+// The 64-token tiles under LinearArgs::pdl. KBIT_TCW_PDL64: 0 keeps PDL to the 32-token tiles; 1
+// builds the 64-token tiles with the PDL instructions too and launches them with LinearArgs::pdl where
+// the main grid is at most one CTA per SM; 2 (the default) does so at every grid size.
+// KBIT_TCW_PDL64_BITS: the widths k whose 64-token main kernels take it, bit k set (default all). At
+// M = 33..64, tcw_pdl against the old default over the dense catalogue shapes (H100, geomeans per M;
+// no row below 0.98x): k = 4 1.19-1.21x, k = 5 1.17-1.19x (bench/results/2026-11-27-h100-tcwpdl64land),
+// k = 3 1.20-1.23x (-tcwpdl64k3) and k = 2 1.22-1.24x (-tcwpdl64k2sk), k = 2 and 3 with
+// tcw_kernel_smem's padding (tcw.cu; without it their one-wave per-tile grids lost up to 0.66x) and
+// k = 2's stream-K plans launched plainly (kTcwPdlStreamK).
 #ifndef KBIT_TCW_PDL64
-#define KBIT_TCW_PDL64 0
+#define KBIT_TCW_PDL64 2
 #endif
 #ifndef KBIT_TCW_PDL64_BITS
 #define KBIT_TCW_PDL64_BITS 0x3C
@@ -39,6 +43,12 @@ constexpr bool kTcwPdlTile = MN == 32 || (KBIT_TCW_PDL64 != 0 && MN == 64);
 // The (token tile, k) whose main kernels carry them and are launched with LinearArgs::pdl.
 template <int MN, int KB>
 constexpr bool kTcwPdlMain = MN == 32 || (kTcwPdlTile<MN> && ((KBIT_TCW_PDL64_BITS >> KB) & 1) != 0);
+// ... and those whose stream-K kernels (and fixups) do. Not k = 2's 64-token stream-K grids: the widest
+// shapes, where they run, lost under PDL with the per-tile grids' padding in place or not (Llama-3-70B
+// gate_up M = 64 193 -> 300 us, GLM shared_experts.gate_up 28.2 -> 37.6; bench/results/2026-11-27-
+// h100-tcwpdl64k2), while at k = 3..5 the same grids gained 1.01-1.03x; the cause was not found.
+template <int MN, int KB>
+constexpr bool kTcwPdlStreamK = kTcwPdlMain<MN, KB> && !(MN == 64 && KB == 2);
 
 template <int MN>
 struct TcwCfg {

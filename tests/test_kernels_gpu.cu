@@ -567,7 +567,8 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
 TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results of the plain calls") {
   // y = W2 (W1 x) with x written by a slow producer, every call with the flag (each launch also lets
   // the next one start early), against the same chain without it: equal bit for bit. 1024 x 1024
-  // and 768 x 768 take gemv's and tcv's cluster and one-pass plans at M = 1..16 and tcw at M = 32;
+  // and 768 x 768 take gemv's and tcv's cluster and one-pass plans at M = 1..16 and tcw at M = 32, 64
+  // (64-token tiles under PDL: k = 3's tcw_kernel with its padded shared memory, k = 4, 5);
   // 2048 x 2048 gemv's workspace grid that loads weights before the wait (gemv_early_launch) at M = 1, 2.
   // (Only shapes whose kernel and plan PDL leaves as they are: 512 x 512 takes gemv_pdl_plan's unsplit
   // grid at M = 1 and gemv at M = 4, whose sums round differently from the plain calls'. The PDL
@@ -575,10 +576,10 @@ TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results
   Stream st;
   uint64_t seed = 9900;
   for (int64_t D : {768, 1024, 2048})
-    for (int bits : {3, 4}) {
+    for (int bits : {3, 4, 5}) {
       const QuantizedTensor q1 = random_weights(bits, 1, D, D, seed++), q2 = random_weights(bits, 1, D, D, seed++);
       const DeviceWeights w1(q1), w2(q2);
-      for (int64_t M : {1, 2, 4, 8, 16, 32}) {
+      for (int64_t M : {1, 2, 4, 8, 16, 32, 64}) {
         Rng rng(seed++);
         std::vector<float> x(size_t(M * D));
         for (auto& v : x) v = float(rng.uniform()) - 0.5f;
@@ -682,6 +683,41 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
               (pdl_live && bits == 4 ? gpu::Kernel::gemv : gpu::Kernel::tcv));
     }
   }
+}
+
+TEST_CASE("gpu: under PDL an SM holds no more of tcw_kernel's CTAs than the plan counted") {
+  // A PDL grid starts while the work before it drains and the CTA scheduler fills whatever room an
+  // SM has, so a kernel that fits more CTAs per SM than the plan counts (on the H100 k = 2's and 3's
+  // 64-token tcw_kernel: two, against the stream-K kernel's one) is launched with padded shared
+  // memory (tcw_kernel_smem). Checked on the occupancy the launch gets, every tile and width; only
+  // the shape's size reaches the plan (no memory allocated).
+  if (!gpu::tcw_supported()) return;
+  int padded = 0;
+  std::string which;
+  for (int bits = 2; bits <= 5; ++bits)
+    for (bool half_cb : {false, true})
+      for (int64_t M : {32, 64, 128, 256}) {
+        TiledView w;
+        w.bits = bits;
+        w.N = 8192;
+        w.K = 8192;
+        w.half_cb = half_cb;
+        const gpu::detail::TcwOccupancy plain = gpu::detail::tcw_occupancy(M, w, false);
+        const gpu::detail::TcwOccupancy pdl = gpu::detail::tcw_occupancy(M, w, true);
+        INFO("k=", bits, " half_cb=", half_cb, " M=", M, ": plan ", pdl.plan, ", resident ", plain.resident,
+             " (smem ", plain.smem, "), under PDL ", pdl.resident, " (smem ", pdl.smem, ")");
+        CHECK(pdl.plan >= 1);
+        CHECK(plain.resident >= 1);
+        CHECK(pdl.resident == pdl.plan);
+        CHECK(pdl.smem >= plain.smem);
+        if (pdl.smem > plain.smem) {
+          ++padded;
+          which += " k=" + std::to_string(bits) + (half_cb ? "/half_cb" : "") + " M=" + std::to_string(M) + " (" +
+                   std::to_string(plain.smem) + " -> " + std::to_string(pdl.smem) + " bytes)";
+          CHECK(plain.resident > pdl.plan);  // padded only where the plain launch would hold more
+        }
+      }
+  MESSAGE("tcw_kernel launches padded under PDL: ", padded, " of 32:", which);
 }
 
 TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on tcv's split grids") {
