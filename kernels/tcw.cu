@@ -29,6 +29,7 @@
 // traps, and linear() refuses Kernel::tcw with bad_kernel before any launch (tcw_available()).
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 
 #include "kbit/tcw_sched.h"
 #include "tcw_common.cuh"
@@ -51,7 +52,8 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   stage_codebook<KB>(w.codebook, sm.cb);
   stage_scales(sm.scale);
   // LinearArgs::pdl (launch_t: the 32-token tiles and the 64-token ones of kTcwPdlStreamK; the others
-  // compile without it: their SASS is main's, which measured faster at M = 256): the permuted A, C
+  // compile without it: their SASS is main's, which measured faster at M = 256, and k = 2's 64-token
+  // stream-K plans lost under PDL, tcw_common.cuh): the permuted A, C
   // and the partials only after tcw_permute_kernel. No pdl_launch_dependents: the next launch starts
   // as the CTAs exit (CTAs waiting beside a busy grid slowed it, bench/results/2026-11-25-h100-pdl3).
   if constexpr (kTcwPdlStreamK<MN, KB>) pdl_wait();
@@ -300,7 +302,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   auto fetch = [&](int step) {
     fetch_block_pair<KB>(step < se32 && 2 * step + q / 2 < ktiles32, row_ok, pw, pa, w_step, a_step, wn, sn);
   };
-  // LinearArgs::pdl (launch_t, the tiles of kTcwPdlMain, as in tcw_streamk_kernel): the permuted A, C
+  // LinearArgs::pdl (launch_t, the tiles of kTcwPdlMain): the permuted A, C
   // and the partials only after tcw_permute_kernel. The first step's weights (which no launch
   // writes) are requested before the wait, so their memory round trip overlaps it. (The larger
   // tiles, which have no PDL, compute their pointers here too: their SASS differs from the old order's
@@ -608,22 +610,29 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   return p;
 }
 
-// The dynamic shared memory tcw_kernel is launched with. A PDL grid (LinearArgs::pdl) starts while
-// the work before it drains, and the CTA scheduler puts its CTAs wherever an SM has room; where the
-// kernel's resources let an SM hold more of its CTAs than the plan counted (blocks_per_sm: the
-// stream-K kernel's occupancy; on the H100 k = 2's and 3's 64-token tcw_kernel fit two CTAs per SM
-// against the plan's one), some SMs take two CTAs of a one-wave grid and others none. Launched
-// plainly, the grid starts on idle SMs and is spread one per SM. So under PDL such a kernel gets
-// enough shared memory that an SM holds only the plan's count (where the device allows it). Without
-// it k = 2 and 3 lost up to 0.66x under PDL on those grids (Llama-3-70B q_proj M = 64, k = 3: 37.2 ->
-// 51.2 us; with it 34.5; bench/results/2026-11-27-h100-tcwpdl64land, -tcwpdl64k3).
+// The dynamic shared memory tcw_kernel is launched with under PDL. A PDL grid (LinearArgs::pdl) starts
+// while the work before it drains, and the CTA scheduler puts its CTAs wherever an SM has room; where
+// the kernel's resources let an SM hold more of its CTAs than the plan counted (blocks_per_sm: the
+// stream-K kernel's occupancy; in the measured H100 builds k = 2's and 3's 64-token tcw_kernel fit two
+// CTAs per SM against the plan's one), some SMs take two CTAs of a one-wave grid and others none.
+// Launched plainly, the grid starts on idle SMs and is spread one per SM. So under PDL such a kernel
+// gets enough shared memory that an SM holds only the plan's count (where the device allows it).
+// Without it k = 2 and 3 lost up to 0.66x under PDL on those grids (Llama-3-70B q_proj M = 64, k = 3:
+// 37.2 -> 51.2 us; with it 34.5; bench/results/2026-11-27-h100-tcwpdl64land, -tcwpdl64k3).
+// Returns the padded size, or 0 where none is needed (or none works). Computed once per device under
+// a lock; it leaves the kernel's dynamic shared memory cap at max(bytes, padded size), which every
+// launch then sets again (tcw_kernel_cap): never lowered, so a padded launch on one thread cannot
+// fail after a plain one on another set a smaller cap.
 template <Act ACT, int KB, int MN, bool PR>
-int tcw_kernel_smem(bool pdl) {
+int tcw_kernel_pad() {
   constexpr int bytes = tcw_smem_bytes<MN, PR>();
-  static int cache[64] = {};  // per device: 0 not known, -1 no padding, else the padded size
+  static std::atomic<int> cache[64] = {};  // per device: 0 not known, -1 no padding, else the padded size
+  static std::mutex mu;
   int dev = 0;
-  if (!pdl || cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return bytes;
-  if (cache[dev] != 0) return cache[dev] < 0 ? bytes : cache[dev];
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 0;
+  if (const int c = cache[dev].load(std::memory_order_acquire); c != 0) return c < 0 ? 0 : c;
+  std::lock_guard<std::mutex> lock(mu);
+  if (const int c = cache[dev].load(std::memory_order_acquire); c != 0) return c < 0 ? 0 : c;
   auto kern = tcw_kernel<ACT, KB, MN, PR>;
   const int plan_bps = blocks_per_sm(MN, KB, PR);
   int n = 0, per_sm = 0, optin = 0, reserved = 0, m = 0, pad = -1;
@@ -643,9 +652,16 @@ int tcw_kernel_smem(bool pdl) {
       if (ok && m == plan_bps) pad = want;
     }
   }
-  if (!ok) cudaGetLastError();  // a failed query leaves no error behind; the launch goes unpadded
-  cache[dev] = pad;
-  return pad < 0 ? bytes : pad;
+  if (!ok) cudaGetLastError();  // a failed query leaves no error behind; launches go unpadded
+  cache[dev].store(pad, std::memory_order_release);
+  return pad < 0 ? 0 : pad;
+}
+
+// tcw_kernel's dynamic shared memory cap, the same on every call on a device: max(bytes, padded size).
+template <Act ACT, int KB, int MN, bool PR>
+cudaError_t tcw_kernel_cap() {
+  return cudaFuncSetAttribute(tcw_kernel<ACT, KB, MN, PR>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              std::max(tcw_smem_bytes<MN, PR>(), tcw_kernel_pad<ACT, KB, MN, PR>()));
 }
 
 template <Act ACT, int KB, int MN, bool PR>
@@ -674,10 +690,9 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   constexpr int bytes = tcw_smem_bytes<MN, PR>();
   if (p.sched.splits > 0) {  // per tile: tcw_kernel on (row tiles, token tiles, slices), slices summed by tcw_reduce_kernel
     auto kern = tcw_kernel<ACT, KB, MN, PR>;
-    const int launch_bytes = tcw_kernel_smem<ACT, KB, MN, PR>(pdl);
-    if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, launch_bytes);
-        e != cudaSuccess)
-      return e;
+    const int pad = tcw_kernel_pad<ACT, KB, MN, PR>();
+    const int launch_bytes = pdl && pad > 0 ? pad : bytes;
+    if (cudaError_t e = tcw_kernel_cap<ACT, KB, MN, PR>(); e != cudaSuccess) return e;
     SplitK sk;
     sk.splits = p.sched.splits;
     sk.partials = p.sched.partials;
@@ -759,11 +774,13 @@ TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl) {
   auto resident = [&](auto kb, auto mn, auto pr) {
     constexpr int KB = decltype(kb)::value, MN = decltype(mn)::value;
     constexpr bool PR = decltype(pr)::value;
-    auto kern = tcw_kernel<Act::f16, KB, MN, PR>;
-    o.smem = tcw_kernel_smem<Act::f16, KB, MN, PR>(pdl);
+    // as launch_t decides (only the tiles and widths of kTcwPdlMain launch tcw_kernel under PDL)
+    const int pad = tcw_kernel_pad<Act::f16, KB, MN, PR>();
+    o.smem = pdl && kTcwPdlMain<MN, KB> && pad > 0 ? pad : tcw_smem_bytes<MN, PR>();
     int n = 0;
-    if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, o.smem) == cudaSuccess &&
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, kTcwThreads, o.smem) == cudaSuccess)
+    if (tcw_kernel_cap<Act::f16, KB, MN, PR>() == cudaSuccess &&
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, tcw_kernel<Act::f16, KB, MN, PR>, kTcwThreads, o.smem) ==
+            cudaSuccess)
       o.resident = n;
     return 0;
   };

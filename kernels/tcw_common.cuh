@@ -28,8 +28,8 @@ constexpr int kTcwRows = 128;  // weight rows per CTA
 // M = 33..64, tcw_pdl against the old default over the dense catalogue shapes (H100, geomeans per M;
 // no row below 0.98x): k = 4 1.19-1.21x, k = 5 1.17-1.19x (bench/results/2026-11-27-h100-tcwpdl64land),
 // k = 3 1.20-1.23x (-tcwpdl64k3) and k = 2 1.22-1.24x (-tcwpdl64k2sk), k = 2 and 3 with
-// tcw_kernel_smem's padding (tcw.cu; without it their one-wave per-tile grids lost up to 0.66x) and
-// k = 2's stream-K plans launched plainly (kTcwPdlStreamK).
+// tcw_kernel_pad's padding in the measured builds (tcw.cu; without it their one-wave per-tile grids
+// lost up to 0.66x) and k = 2's stream-K plans launched plainly (kTcwPdlStreamK).
 #ifndef KBIT_TCW_PDL64
 #define KBIT_TCW_PDL64 2
 #endif

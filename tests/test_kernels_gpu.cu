@@ -425,7 +425,7 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
                                                            {64, 4096},  {2048, 512}, {1024, 2048}};
   auto check = [&](const std::vector<gpu::Kernel>& kernels, const char* label,
                    const std::vector<std::pair<int64_t, int64_t>>& sh, const std::vector<int64_t>& Ms) {
-    for (int bits : {2, 4, 5})
+    for (int bits : {2, 3, 4, 5})
       for (const auto& [N, K] : sh) {
         const QuantizedTensor q = make_exact_weights(bits, 1, N, K, seed++);
         const DeviceWeights w(q);
@@ -687,10 +687,11 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
 
 TEST_CASE("gpu: under PDL an SM holds no more of tcw_kernel's CTAs than the plan counted") {
   // A PDL grid starts while the work before it drains and the CTA scheduler fills whatever room an
-  // SM has, so a kernel that fits more CTAs per SM than the plan counts (on the H100 k = 2's and 3's
-  // 64-token tcw_kernel: two, against the stream-K kernel's one) is launched with padded shared
-  // memory (tcw_kernel_smem). Checked on the occupancy the launch gets, every tile and width; only
-  // the shape's size reaches the plan (no memory allocated).
+  // SM has, so a kernel that fits more CTAs per SM than the plan counts (in the measured H100 builds
+  // k = 2's and 3's 64-token tcw_kernel: two, against the stream-K kernel's one; which ones depends on
+  // the registers ptxas gives them) is launched with padded shared memory (tcw_kernel_pad). Checked
+  // on the occupancy the launch gets (tcw_occupancy decides as launch_t does), every tile and width;
+  // only the shape's size reaches the plan (no memory allocated).
   if (!gpu::tcw_supported()) return;
   int padded = 0;
   std::string which;
@@ -708,7 +709,7 @@ TEST_CASE("gpu: under PDL an SM holds no more of tcw_kernel's CTAs than the plan
              " (smem ", plain.smem, "), under PDL ", pdl.resident, " (smem ", pdl.smem, ")");
         CHECK(pdl.plan >= 1);
         CHECK(plain.resident >= 1);
-        CHECK(pdl.resident == pdl.plan);
+        CHECK(pdl.resident <= pdl.plan);
         CHECK(pdl.smem >= plain.smem);
         if (pdl.smem > plain.smem) {
           ++padded;
