@@ -19,7 +19,7 @@ device_build_knob_arms /tmp/s28 off=-DKBIT_TCW_PDL64=0 || exit 1
 gpu_info
 # The registers of the 64-token tcw kernels as this machine's build gives them (the plan counted one
 # CTA per SM for k = 2's stream-K kernel although a local ptxas gives it 127 registers).
-{ cuobjdump --dump-resource-usage /tmp/s28-main/kernels/libkbit_gpu.a 2>&1 | grep -E "tcw_(streamk_)?kernel.*Li[23]ELi64E" ; } \
+{ cuobjdump --dump-resource-usage /tmp/s28-main/kernels/libkbit_gpu.a 2>&1 | grep -A1 -E "tcw_(streamk_)?kernel.*Li[23]ELi64E" ; } \
   > "$W/tcw-resources.txt"; s "tcw 64-token k = 2, 3 resources: $(wc -l < "$W/tcw-resources.txt") lines in tcw-resources.txt"
 gpu_doctest kernels kbit_tests_kernels 150
 grep -E "padded under PDL" "$W/kernels.txt" | head -2 | tee -a "$W/summary.txt"
