@@ -644,8 +644,7 @@ int tcw_kernel_pad() {
          cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
          cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) == cudaSuccess &&
          cudaFuncGetAttributes(&fa, kern) == cudaSuccess;
-    // plan_bps + 1 CTAs of `want` bytes each, with their static and reserved shared memory, overflow an SM
-    const int want = (per_sm / (plan_bps + 1) - static_cast<int>(fa.sharedSizeBytes) - reserved + 128) / 128 * 128;
+    const int want = pad_smem_bytes(per_sm, static_cast<int>(fa.sharedSizeBytes), reserved, plan_bps);
     if (ok && want > bytes && want <= optin) {
       ok = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, want) == cudaSuccess &&
            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m, kern, kTcwThreads, want) == cudaSuccess;

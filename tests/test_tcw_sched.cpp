@@ -119,3 +119,22 @@ TEST_CASE("grouped_tcw item width: the least power-of-two part of the tile, >= 3
   CHECK(kbit::grouped_item_width_shift(128, 64) == 1);
   CHECK(kbit::grouped_item_width_shift(32, 1) == 0);
 }
+
+TEST_CASE("pad_smem_bytes: one CTA more than asked no longer fits an SM, 128 bytes less padding still would") {
+  // The H100's figures (228 KB per SM, 1 KB reserved per CTA) and tcw_kernel's 1280 static bytes: the
+  // 114,560 bytes the GPU doctest reported for k = 2, 3 at 64-token tiles
+  // (bench/results/2026-11-27-h100-tcwpdl64k2).
+  CHECK(kbit::pad_smem_bytes(233472, 1280, 1024, 1) == 114560);
+  for (int per_sm : {101376, 167936, 233472})  // 99 KB, 164 KB, 228 KB SMs
+    for (int static_bytes : {0, 1280, 4096})
+      for (int reserved : {0, 1024})
+        for (int ctas = 1; ctas <= 3; ++ctas) {
+          const int pad = kbit::pad_smem_bytes(per_sm, static_bytes, reserved, ctas);
+          const int per_cta = pad + static_bytes + reserved;
+          INFO("per_sm ", per_sm, " static ", static_bytes, " reserved ", reserved, " ctas ", ctas, ": pad ", pad);
+          CHECK(pad % 128 == 0);
+          CHECK((ctas + 1) * per_cta > per_sm);  // no room for one more
+          CHECK(ctas * per_cta <= per_sm);       // the CTAs asked for still fit
+          CHECK((ctas + 1) * (per_cta - 128) <= per_sm);  // the least such multiple of 128 bytes
+        }
+}

@@ -44,6 +44,15 @@ KBIT_HD inline int64_t sched_fixup_tile(const TcwSched& s, int64_t steps, int64_
 // start: only a CTA's last segment can end inside a tile).
 KBIT_HD inline int sched_slot(int64_t sb) { return sb > 0 ? 0 : 1; }
 
+// The dynamic shared memory that leaves an SM room for at most `ctas_per_sm` CTAs of a kernel with
+// `static_bytes` of static shared memory (tcw_kernel_pad, kernels/tcw.cu): ctas_per_sm + 1 CTAs of
+// this size, each with its static and the device's per-CTA reserved shared memory, exceed the SM's
+// `per_sm` bytes. A multiple of 128 bytes; the caller checks it against the per-block opt-in limit
+// (and the occupancy the device then reports).
+constexpr int pad_smem_bytes(int per_sm, int static_bytes, int reserved, int ctas_per_sm) {
+  return (per_sm / (ctas_per_sm + 1) - static_bytes - reserved + 128) / 128 * 128;
+}
+
 // grouped_tcw (kernels/grouped_tcw.cu): a work item of `rows` routed rows (1 <= rows <= tile) in a
 // `tile`-token tile runs its wgmma at width tile >> j, the least power-of-two part of the tile that
 // holds its rows and is at least 32 tokens wide (wgmma's N; the kernel has one step loop per width).
