@@ -53,9 +53,9 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   stage_scales(sm.scale);
   // LinearArgs::pdl (launch_t: the 32-token tiles and the 64-token ones of kTcwPdlStreamK; the others
   // compile without it: their SASS is main's, which measured faster at M = 256, and k = 2's 64-token
-  // stream-K plans lost under PDL, tcw_common.cuh): the permuted A, C
-  // and the partials only after tcw_permute_kernel. No pdl_launch_dependents: the next launch starts
-  // as the CTAs exit (CTAs waiting beside a busy grid slowed it, bench/results/2026-11-25-h100-pdl3).
+  // stream-K plans lost under PDL, tcw_common.cuh): the permuted A, C and the partials only after
+  // tcw_permute_kernel. No pdl_launch_dependents: the next launch starts as the CTAs exit (CTAs
+  // waiting beside a busy grid slowed it, bench/results/2026-11-25-h100-pdl3).
   if constexpr (kTcwPdlStreamK<MN, KB>) pdl_wait();
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
@@ -544,25 +544,28 @@ int tcw_blocks_per_sm() {
   return cached_blocks_per_sm(tcw_streamk_kernel<ACT, KB, MN, PR>, kTcwThreads, cache, tcw_smem_bytes<MN, PR>());
 }
 
+// The one place tcw's run-time variant becomes template arguments: f(kb, mn, pr) as integral
+// constants for the decode of `bits` (k = 4 on the pair table with `pairs`) at token tile mn (32, 64,
+// 128, else 256); `otherwise` for bits outside 2..5 (with_bits).
+template <typename R, typename F>
+R with_variant(int mn, int bits, bool pairs, R otherwise, F&& f) {
+  auto by_mn = [&](auto kb, auto pr) -> R {
+    switch (mn) {
+      case 32: return f(kb, std::integral_constant<int, 32>{}, pr);
+      case 64: return f(kb, std::integral_constant<int, 64>{}, pr);
+      case 128: return f(kb, std::integral_constant<int, 128>{}, pr);
+      default: return f(kb, std::integral_constant<int, 256>{}, pr);
+    }
+  };
+  if (pairs) return by_mn(std::integral_constant<int, 4>{}, std::true_type{});
+  return with_bits(bits, otherwise, [&](auto kb) { return by_mn(kb, std::false_type{}); });
+}
+
 // Resident CTAs per SM (f16 and bf16 kernels have the same resources up to a register or two;
 // the plan uses the f16 figure for both so the workspace query needs no dtype).
 int blocks_per_sm(int mn, int bits, bool pairs) {
-  if (pairs) {
-    switch (mn) {
-      case 32: return tcw_blocks_per_sm<Act::f16, 4, 32, true>();
-      case 64: return tcw_blocks_per_sm<Act::f16, 4, 64, true>();
-      case 128: return tcw_blocks_per_sm<Act::f16, 4, 128, true>();
-      default: return tcw_blocks_per_sm<Act::f16, 4, 256, true>();
-    }
-  }
-  return with_bits(bits >= 2 && bits <= 5 ? bits : 5, 1, [&](auto kb) {
-    constexpr int KB = decltype(kb)::value;
-    switch (mn) {
-      case 32: return tcw_blocks_per_sm<Act::f16, KB, 32, false>();
-      case 64: return tcw_blocks_per_sm<Act::f16, KB, 64, false>();
-      case 128: return tcw_blocks_per_sm<Act::f16, KB, 128, false>();
-      default: return tcw_blocks_per_sm<Act::f16, KB, 256, false>();
-    }
+  return with_variant(mn, bits >= 2 && bits <= 5 ? bits : 5, pairs, 1, [](auto kb, auto tile, auto pr) {
+    return tcw_blocks_per_sm<Act::f16, decltype(kb)::value, decltype(tile)::value, decltype(pr)::value>();
   });
 }
 
@@ -656,11 +659,12 @@ int tcw_kernel_pad() {
   return pad < 0 ? 0 : pad;
 }
 
-// tcw_kernel's dynamic shared memory cap, the same on every call on a device: max(bytes, padded size).
+// tcw_kernel's dynamic shared memory cap, the same on every call on a device: max(bytes, pad), pad
+// being tcw_kernel_pad's answer.
 template <Act ACT, int KB, int MN, bool PR>
-cudaError_t tcw_kernel_cap() {
+cudaError_t tcw_kernel_cap(int pad) {
   return cudaFuncSetAttribute(tcw_kernel<ACT, KB, MN, PR>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              std::max(tcw_smem_bytes<MN, PR>(), tcw_kernel_pad<ACT, KB, MN, PR>()));
+                              std::max(tcw_smem_bytes<MN, PR>(), pad));
 }
 
 template <Act ACT, int KB, int MN, bool PR>
@@ -691,7 +695,7 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
     auto kern = tcw_kernel<ACT, KB, MN, PR>;
     const int pad = tcw_kernel_pad<ACT, KB, MN, PR>();
     const int launch_bytes = pdl && pad > 0 ? pad : bytes;
-    if (cudaError_t e = tcw_kernel_cap<ACT, KB, MN, PR>(); e != cudaSuccess) return e;
+    if (cudaError_t e = tcw_kernel_cap<ACT, KB, MN, PR>(pad); e != cudaSuccess) return e;
     SplitK sk;
     sk.splits = p.sched.splits;
     sk.partials = p.sched.partials;
@@ -720,21 +724,11 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
                    static_cast<int>(a.M), a.w.N, p.steps, p.sched);
 }
 
-template <Act ACT, int KB, bool PR>
-cudaError_t launch_mn(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
-  switch (p.mn) {
-    case 32: return launch_t<ACT, KB, 32, PR>(a, p, permuted);
-    case 64: return launch_t<ACT, KB, 64, PR>(a, p, permuted);
-    case 128: return launch_t<ACT, KB, 128, PR>(a, p, permuted);
-    default: return launch_t<ACT, KB, 256, PR>(a, p, permuted);
-  }
-}
-
 template <Act ACT>
 cudaError_t launch_k(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
-  if (p.pairs) return launch_mn<ACT, 4, true>(a, p, permuted);
-  return with_bits(a.w.bits, cudaErrorInvalidValue,
-                   [&](auto kb) { return launch_mn<ACT, decltype(kb)::value, false>(a, p, permuted); });
+  return with_variant(p.mn, a.w.bits, p.pairs, cudaErrorInvalidValue, [&](auto kb, auto tile, auto pr) {
+    return launch_t<ACT, decltype(kb)::value, decltype(tile)::value, decltype(pr)::value>(a, p, permuted);
+  });
 }
 
 }  // namespace
@@ -770,31 +764,19 @@ TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl) {
   const TcwPlan p = tcw_plan(M, w);
   TcwOccupancy o;
   o.plan = blocks_per_sm(p.mn, w.bits, p.pairs);
-  auto resident = [&](auto kb, auto mn, auto pr) {
-    constexpr int KB = decltype(kb)::value, MN = decltype(mn)::value;
+  with_variant(p.mn, w.bits, p.pairs, 0, [&](auto kb, auto tile, auto pr) {
+    constexpr int KB = decltype(kb)::value, MN = decltype(tile)::value;
     constexpr bool PR = decltype(pr)::value;
     // as launch_t decides (only the tiles and widths of kTcwPdlMain launch tcw_kernel under PDL)
     const int pad = tcw_kernel_pad<Act::f16, KB, MN, PR>();
     o.smem = pdl && kTcwPdlMain<MN, KB> && pad > 0 ? pad : tcw_smem_bytes<MN, PR>();
     int n = 0;
-    if (tcw_kernel_cap<Act::f16, KB, MN, PR>() == cudaSuccess &&
+    if (tcw_kernel_cap<Act::f16, KB, MN, PR>(pad) == cudaSuccess &&
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, tcw_kernel<Act::f16, KB, MN, PR>, kTcwThreads, o.smem) ==
             cudaSuccess)
       o.resident = n;
     return 0;
-  };
-  auto by_mn = [&](auto kb, auto pr) {
-    switch (p.mn) {
-      case 32: return resident(kb, std::integral_constant<int, 32>{}, pr);
-      case 64: return resident(kb, std::integral_constant<int, 64>{}, pr);
-      case 128: return resident(kb, std::integral_constant<int, 128>{}, pr);
-      default: return resident(kb, std::integral_constant<int, 256>{}, pr);
-    }
-  };
-  if (p.pairs)
-    by_mn(std::integral_constant<int, 4>{}, std::true_type{});
-  else
-    with_bits(w.bits, 0, [&](auto kb) { return by_mn(kb, std::false_type{}); });
+  });
   return o;
 }
 
