@@ -434,7 +434,11 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   if (tcw_ok) {
     const bool short_narrow = w.K <= 512 && w.N < 8192;
     if (M <= 64 && !short_narrow) return Kernel::tcw;
-    if (M <= 32 && have_cublas && pdl_live) return Kernel::tcw;
+    // Under live PDL the short narrow rows stay on tcw to M = 64 at k <= 4 since its 64-token tiles
+    // run under PDL (bench/results/2026-11-27-h100-tcwpdl64*, tcw_pdl beside automatic_pdl in the same
+    // runs: Qwen3 shared_expert.down 5.52-5.79 / 5.62-5.94 / 5.76-5.99 us at M = 33..64, k = 2 / 3 / 4,
+    // against dequant_cublas' 6.07-6.22; at k = 5 6.08-6.32 against 6.19-6.22).
+    if (M <= 64 && have_cublas && pdl_live && (M <= 32 || w.bits <= 4)) return Kernel::tcw;
     if (M > 64 && M <= 128 && weights >= 4.0e6 && (w.K > 512 || !have_cublas)) return Kernel::tcw;
     if (M <= 256 && weights >= (have_cublas ? 10.0e6 : 8.0e6)) return Kernel::tcw;
     if (M <= 512 && ((w.K >= 5120 && weights >= (have_cublas ? 16.0e6 : 8.0e6)) || weights >= 40.0e6))

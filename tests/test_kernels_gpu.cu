@@ -807,14 +807,12 @@ TEST_CASE("gpu: with PDL, tcv keeps its wide cluster grids of narrow rows at M =
 TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the prefill bounds") {
   // choose_kernel reads only the shape (no memory allocated). With a cuBLAS handle (bench/results/
   // 2026-11-27-h100-ldisp): tcw up to M = 32 on every shape (the short narrow rows only with live
-  // PDL), at M = 64 but on short narrow rows, at 65..128 from 4 M weights on rows of K > 512, at
-  // 129..256 from 10 M, at 257..512 from 16 M on rows of K >= 5120 or from 40 M; dequant_cublas
+  // PDL), at M = 64 too (the short narrow rows only with live PDL at k <= 4: -tcwpdl64*), at
+  // 65..128 from 4 M weights on rows of K > 512, at 129..256 from 10 M, at 257..512 from 16 M on rows of K >= 5120 or from 40 M; dequant_cublas
   // elsewhere. Without one, the earlier bounds (4 M at M <= 128, 8 M at M <= 256 and on long rows at
   // M <= 512) against mma.
   if (!gpu::tcw_supported()) return;
   TiledView w;
-  w.bits = 4;
-  w.half_cb = true;
   struct Case {
     int64_t N, K, M;
     gpu::Kernel with_cublas, without;
@@ -822,7 +820,7 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
   const gpu::Kernel tcw = gpu::Kernel::tcw, dq = gpu::Kernel::dequant_cublas, mma = gpu::Kernel::mma;
   const std::vector<Case> cases = {
       {2048, 512, 32, tcw, mma},  // Qwen3 shared_expert.down: short narrow rows (with live PDL; dq without)
-      {2048, 512, 64, dq, mma},
+      {2048, 512, 64, tcw, mma},  // (with live PDL at k <= 4)
       {8960, 512, 128, dq, tcw},    // GLM kv_b_proj, 4.6 M, K = 512
       {1024, 4096, 128, tcw, tcw},  // Llama-3-8B k_proj, 4.2 M
       {1024, 8192, 128, tcw, tcw},  // Llama-3-70B k_proj, 8.4 M
@@ -834,15 +832,22 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
       {20480, 2048, 512, tcw, tcw},  // GLM shared_experts.gate_up, 42 M
       {8192, 8192, 1024, dq, mma},   // Llama-3-70B q_proj
   };
-  for (const Case& c : cases) {
-    w.N = c.N;
-    w.K = c.K;
-    for (bool pdl : {false, true}) {
-      const bool plain_short = c.K <= 512 && c.M <= 32 && !(pdl && gpu::detail::device_has_pdl());
-      CHECK_MESSAGE(gpu::choose_kernel(c.M, w, Act::f16, true, pdl) == (plain_short ? dq : c.with_cublas), "N=", c.N,
-                    " K=", c.K, " M=", c.M, " pdl=", pdl);
-      CHECK_MESSAGE(gpu::choose_kernel(c.M, w, Act::f16, false, pdl) == c.without, "no cuBLAS: N=", c.N, " K=", c.K,
-                    " M=", c.M);
+  for (int bits : {4, 5}) {  // (the bounds above M = 16 are the same at every k but the short narrow rows')
+    w.bits = bits;
+    w.half_cb = bits == 4;
+    for (const Case& c : cases) {
+      w.N = c.N;
+      w.K = c.K;
+      for (bool pdl : {false, true}) {
+        // short narrow rows: tcw under live PDL (to M = 64 at k <= 4), dequant_cublas launched plainly
+        const bool live = pdl && gpu::detail::device_has_pdl();
+        const bool short_narrow = c.K <= 512 && c.N < 8192 && c.M <= 64;
+        const gpu::Kernel want = short_narrow ? (live && (c.M <= 32 || bits <= 4) ? tcw : dq) : c.with_cublas;
+        CHECK_MESSAGE(gpu::choose_kernel(c.M, w, Act::f16, true, pdl) == want, "N=", c.N, " K=", c.K, " M=", c.M,
+                      " k=", bits, " pdl=", pdl);
+        CHECK_MESSAGE(gpu::choose_kernel(c.M, w, Act::f16, false, pdl) == c.without, "no cuBLAS: N=", c.N,
+                      " K=", c.K, " M=", c.M, " k=", bits);
+      }
     }
   }
 }
