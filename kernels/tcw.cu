@@ -394,7 +394,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     stage = stage + 1 == Cfg::kStages ? 0 : stage + 1;
     return d;
   };
-  // MB, after step s's first wgmma are issued: thread 0 copies step s + kStages - 1 into the stage
+  // MB, after step s's wgmma are issued: thread 0 copies step s + kStages - 1 into the stage
   // step s - 1 used, once every warp has released it (its empty barrier's phase for that use).
   auto refill = [&](int64_t s) {
 #if KBIT_TCW_MBAR
@@ -460,10 +460,10 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
       for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, i, a0[i]);
       const uint64_t d = sync_step(s);
       issue(a0, d, 0);
-      refill(s);
 #pragma unroll
       for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, 4 + i, a1[i]);
       issue(a1, d, 4);
+      refill(s);  // (after both halves: between them ptxas serialized the wgmma, C7513)
     }
   } else if constexpr (KB >= 4) {
     // Half steps: the fragments of sub-steps 0..3 and 4..7 live in a0 and a1 (32 registers, not 64)
@@ -483,10 +483,10 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
       for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, i, a0[i]);
       const uint64_t d = sync_step(s);
       issue(a0, d, 0);
-      refill(s);
 #pragma unroll
       for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, 4 + i, a1[i]);
       issue(a1, d, 4);
+      refill(s);  // (after both halves: between them ptxas serialized the wgmma, C7513)
     }
   } else {
     // k <= 3: the byte tables give all 8 fragments at once (W), so whole steps alternate between
