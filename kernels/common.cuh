@@ -204,6 +204,58 @@ template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
 // ---------------------------------------------------------------------------------------------
+// Bulk copies (sm_90: cp.async.bulk, the TMA unit's one-dimensional form) into shared memory,
+// counted by an mbarrier: one thread's instruction moves a whole contiguous run (16-byte aligned at
+// both ends, a multiple of 16 bytes), and the barrier's phase completes once the bytes announced by
+// mbar_arrive_expect_tx have all landed. Addresses are shared-window (smem_addr) addresses. Only the
+// sm_90a kernels use them (tcw's KBIT_TCW_MBAR experiment); below sm_90 they trap.
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+#else
+  __trap();
+#endif
+}
+// After the inits, before any thread or the async proxy uses the barriers (the CTA still needs a
+// barrier of its own, __syncthreads, before other threads touch them).
+__device__ __forceinline__ void mbar_init_fence() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.mbarrier_init.release.cluster;\nfence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+#endif
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+#endif
+}
+__device__ __forceinline__ void bulk_copy_g2s(uint32_t dst, const void* src, uint32_t bytes, uint32_t bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(bar)
+               : "memory");
+#else
+  __trap();
+#endif
+}
+// Spins until the barrier's phase of the given parity has completed; what it counted (copies,
+// arrivals) is then visible to this thread.
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n.reg .pred p;\nKBIT_MBAR_WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+      "@!p bra KBIT_MBAR_WAIT;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
 // Split-K fixup (gemv, tcv, mma; tcw sums its partials with a separate kernel instead, tcw.cu).
 // Workspace = [counters: one uint32 per output tile][partials: splits x M x N fp32]. Each slice
 // writes its fp32 partial tile; the last slice of a tile to arrive (atomic counter) sums all

@@ -279,6 +279,22 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   __shared__ TcwSmem sm;
   stage_codebook<KB>(w.codebook, sm.cb);
   stage_scales(sm.scale);
+#if KBIT_TCW_MBAR
+  constexpr bool MB = kTcwMbar<MN>;  // the stages through bulk copies and mbarriers
+  __shared__ uint64_t bars[2 * Cfg::kStages];  // full[kStages], then empty[kStages]
+  auto full_bar = [&](int st) { return smem_addr(&bars[st]); };
+  auto empty_bar = [&](int st) { return smem_addr(&bars[Cfg::kStages + st]); };
+  if constexpr (MB) {
+    if (threadIdx.x == 0) {
+#pragma unroll
+      for (int st = 0; st < Cfg::kStages; ++st) {
+        mbar_init(full_bar(st), 1);                     // thread 0's arrive.expect_tx
+        mbar_init(empty_bar(st), kTcwThreads / 32);     // one arrival per warp
+      }
+      mbar_init_fence();  // before thread 0's first bulk copy; the others use them after __syncthreads
+    }
+  }
+#endif
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
   const int64_t N = w.N, K = w.K;
@@ -315,6 +331,16 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   // This token tile's activation tiles, one per step (tcw_permute_kernel's layout).
   const uint4* bsrc = Ap + static_cast<int64_t>(blockIdx.y) * steps * (Cfg::kStageBytes / 16);
   auto issue_tile = [&](int64_t s, int stage) {
+#if KBIT_TCW_MBAR
+    if constexpr (MB) {  // thread 0 alone: the whole stage in one bulk copy
+      if (threadIdx.x == 0 && s < se) {
+        mbar_arrive_expect_tx(full_bar(stage), Cfg::kStageBytes);
+        bulk_copy_g2s(smem_addr(tiles + stage * Cfg::kStageBytes), bsrc + s * (Cfg::kStageBytes / 16),
+                      Cfg::kStageBytes, full_bar(stage));
+      }
+      return;
+    }
+#endif
     if (s < se) {
       const uint4* src = bsrc + s * (Cfg::kStageBytes / 16);
       char* dst = tiles + stage * Cfg::kStageBytes;
@@ -325,7 +351,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
 #pragma unroll
   for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(sb + st, st);
 
-  __syncthreads();  // codebook and scales staged
+  __syncthreads();  // codebook and scales staged (and, with MB, the mbarriers initialised)
   const uint32_t cb_base = smem_addr(sm.cb);
   float cbr[KB <= 3 ? 1 << KB : 1];
 #pragma unroll
@@ -340,7 +366,25 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   // copy of a later tile into the stage the previous step used, issue wgmma. Sub-step i of a stage
   // starts 2 i core-matrix columns in: descriptor + 16 i (the address field counts 16 bytes).
   int stage = 0;  // of step s
+#if KBIT_TCW_MBAR
+  uint32_t phase = 0;  // MB: the parity of step s's use of its stage
+#endif
   auto sync_step = [&](int64_t s) -> uint64_t {
+#if KBIT_TCW_MBAR
+    if constexpr (MB) {
+      // No CTA barrier: wait for step s's copy, retire this warp's wgmma of step s - 1, and tell the
+      // producer (refill, thread 0) that this warp is done with the stage step s - 1 read.
+      mbar_wait(full_bar(stage), phase);
+      wgmma_wait<0>();
+      if (s > sb && lane == 0) mbar_arrive(empty_bar(stage == 0 ? Cfg::kStages - 1 : stage - 1));
+      const uint64_t d = tcv::tcw_desc(smem_addr(tiles + stage * Cfg::kStageBytes));
+      if (++stage == Cfg::kStages) {
+        stage = 0;
+        phase ^= 1u;
+      }
+      return d;
+    }
+#endif
     cp_async_wait<Cfg::kStages - 2>();  // this thread's copies of step s landed
     fence_proxy_async_smem();           // ... and are visible to wgmma's reads
     wgmma_wait<0>();                    // step s - 1's wgmma are done with their tile and registers
@@ -349,6 +393,23 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     const uint64_t d = tcv::tcw_desc(smem_addr(tiles + stage * Cfg::kStageBytes));
     stage = stage + 1 == Cfg::kStages ? 0 : stage + 1;
     return d;
+  };
+  // MB, after step s's wgmma are issued: thread 0 copies step s + kStages - 1 into the stage
+  // step s - 1 used, once every warp has released it (its empty barrier's phase for that use).
+  auto refill = [&](int64_t s) {
+#if KBIT_TCW_MBAR
+    if constexpr (MB) {
+      if (threadIdx.x == 0) {
+        const int64_t r = s - sb, t = s + Cfg::kStages - 1;  // relative step, step to copy
+        if (t < se) {
+          const int slot = static_cast<int>((r + Cfg::kStages - 1) % Cfg::kStages);
+          if (r > 0) mbar_wait(empty_bar(slot), static_cast<uint32_t>(((r - 1) / Cfg::kStages) & 1));
+          issue_tile(t, slot);
+        }
+      }
+    }
+#endif
+    (void)s;
   };
   // Issue wgmma for sub-steps i0 .. i0 + I - 1 with the A fragments a[0 .. I-1] and commit them as
   // one group. The fences pin the fragments and accumulators in their registers before the wgmma
@@ -402,6 +463,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
 #pragma unroll
       for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, 4 + i, a1[i]);
       issue(a1, d, 4);
+      refill(s);  // (after both halves: between them ptxas serialized the wgmma, C7513)
     }
   } else if constexpr (KB >= 4) {
     // Half steps: the fragments of sub-steps 0..3 and 4..7 live in a0 and a1 (32 registers, not 64)
@@ -424,6 +486,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
 #pragma unroll
       for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, 4 + i, a1[i]);
       issue(a1, d, 4);
+      refill(s);  // (after both halves: between them ptxas serialized the wgmma, C7513)
     }
   } else {
     // k <= 3: the byte tables give all 8 fragments at once (W), so whole steps alternate between
@@ -440,6 +503,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
 #pragma unroll
         for (int r = 0; r < 4; ++r) a[i][r] = W[r & 1][tcv::bt_pair_r(i, r)][tcv::bt_pair_c(i)];
       issue(a, sync_step(s), 0);
+      refill(s);
     };
     uint32_t fa[2][tcv::kMmasPerStep][4];
     for (int s = sb32; s < se32; s += 2) {

@@ -50,9 +50,27 @@ constexpr bool kTcwPdlMain = MN == 32 || (kTcwPdlTile<MN> && ((KBIT_TCW_PDL64_BI
 template <int MN, int KB>
 constexpr bool kTcwPdlStreamK = kTcwPdlMain<MN, KB> && !(MN == 64 && KB == 2);
 
+// Experiment knob (twenty-seventh session; NOT measured, never run on a GPU): tcw_kernel's activation
+// stages through one thread's bulk copies counted by per-stage mbarriers (full: the copy landed;
+// empty: every warp's wgmma of the step that read the stage is done) instead of every thread's
+// cp.async and a CTA barrier per step, so the two warpgroups may drift apart and keep the tensor
+// pipe fed (ncu at M = 1024: barrier stalls first, the pipe 68% busy; docs/perf-notes.md). 0 (the
+// default) off; else the smallest token tile it applies to (32, 64, 128 or 256).
+#ifndef KBIT_TCW_MBAR
+#define KBIT_TCW_MBAR 0
+#endif
+template <int MN>
+constexpr bool kTcwMbar = KBIT_TCW_MBAR != 0 && MN >= KBIT_TCW_MBAR;
+// Experiment knob (same): the activation stages of the 256-token tiles (2 by default; 3 fit with the
+// k = 4 pair table: 3 x 64 KB + 32 KB + the static 1.3 KB within the 227 KB opt-in). With KBIT_TCW_MBAR
+// the copy of step s + 1 starts only after step s's wgmma are issued, so 2 stages hide less of it.
+#ifndef KBIT_TCW_STAGES256
+#define KBIT_TCW_STAGES256 2
+#endif
+
 template <int MN>
 struct TcwCfg {
-  static constexpr int kStages = MN >= 256 ? 2 : 3;
+  static constexpr int kStages = MN >= 256 ? KBIT_TCW_STAGES256 : 3;
   static constexpr int kStageBytes = MN * kTileBytesPerToken;
   static constexpr int kSmem = kStages * kStageBytes;
   static constexpr int kMinBlocks = MN <= 32 ? 2 : 1;
