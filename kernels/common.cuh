@@ -166,17 +166,25 @@ R with_bits(int bits, R otherwise, F&& f) {
 // ---------------------------------------------------------------------------------------------
 // Resident CTAs per SM of kernel `kern` at `threads` threads per CTA and `smem` bytes of dynamic
 // shared memory, cached per device (the launchers size grids and split-K from it); 1 if the query
-// fails. Above 48 KB the kernel's opt-in is set first (the query needs it).
+// fails. Where the static and dynamic shared memory together pass 48 KB the kernel's opt-in is set
+// first: without it the query finds no room for a CTA. (Before, only a dynamic size above 48 KB set it, so tcw's
+// 64-token plans without the pair table, 48 KB dynamic + 2.3 KB static, counted 1 CTA per SM by the
+// fallback; k = 2's stream-K kernel holds 2 on the H100, bench/results/2026-11-27-h100-occfix.)
 template <typename Kern>
 int cached_blocks_per_sm(Kern kern, int threads, int (&cache)[64], int smem = 0) {
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 1;
   if (cache[dev] == 0) {
     int n = 0;
-    if ((smem > 48 * 1024 &&
-         cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess) ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, threads, smem) != cudaSuccess || n < 1)
+    cudaFuncAttributes fa{};
+    bool ok = cudaFuncGetAttributes(&fa, kern) == cudaSuccess;
+    if (ok && smem + fa.sharedSizeBytes > 48 * 1024)
+      ok = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) == cudaSuccess;
+    ok = ok && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, threads, smem) == cudaSuccess && n >= 1;
+    if (!ok) {
+      cudaGetLastError();  // a failed query is no launch's error
       n = 1;
+    }
     cache[dev] = n;
   }
   return cache[dev];
@@ -208,7 +216,7 @@ __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_gr
 // counted by an mbarrier: one thread's instruction moves a whole contiguous run (16-byte aligned at
 // both ends, a multiple of 16 bytes), and the barrier's phase completes once the bytes announced by
 // mbar_arrive_expect_tx have all landed. Addresses are shared-window (smem_addr) addresses. Only the
-// sm_90a kernels use them (tcw's KBIT_TCW_MBAR experiment); below sm_90 they trap.
+// sm_90a kernels use them (tcw_kernel's stages, KBIT_TCW_MBAR); below sm_90 they trap.
 __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");

@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN>)
                        const int32_t* __restrict__ offsets, TiledView w) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Tr = ActTraits<ACT>;
-  using Cfg = TcwCfg<MN>;
+  using Cfg = TcwCfg<MN, true>;
   extern __shared__ __align__(128) char tiles[];
   __shared__ TcwSmem sm;
   stage_codebook<KB>(w.codebook, sm.cb);
@@ -217,7 +217,7 @@ cudaError_t launch_grouped_t(const MoeArgs& a, uint4* permuted) {
       e != cudaSuccess)
     return e;
   auto kern = grouped_tcw_kernel<ACT, KB, MN, PR, RT>;
-  constexpr int bytes = tcw_smem_bytes<MN, PR>();
+  constexpr int bytes = tcw_smem_bytes<MN, PR, true>();
   if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
     return e;
   const int64_t ctas = grouped_tcw_ctas_at(a.total_rows, a.w, MN, RT);  // <= kGroupedTcwMaxCtas: moe_linear checked

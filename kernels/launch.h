@@ -107,11 +107,14 @@ cudaError_t launch_tcw(const LinearArgs& a);
 // so that small shapes exercise the stream-K kernel and its fixup). Set it before the workspace
 // query; it applies to the whole process.
 void tcw_force_plan(int mode);
-// Tests only: tcw's CTAs per SM at M on w: the plan's count (plan), and tcw_kernel's (the per-tile
-// kernel, f16) with the dynamic shared memory it is launched with (smem) with or without
-// LinearArgs::pdl (resident; 0 where the query failed).
+// Tests only: tcw's CTAs per SM at M on w: the plan's count (plan); the plan's kernel (tcw_kernel for
+// a per-tile plan, the stream-K kernel for a stream-K one, f16) with the dynamic shared memory it is
+// launched with (smem) with or without LinearArgs::pdl (resident; 0 where the query failed); and what
+// the stream-K kernel holds at its unpadded size (streamk), which the plan counts unless its rule
+// fell back to one CTA per SM (tcw_slots, lib/kbit/tcw_sched.h).
 struct TcwOccupancy {
-  int plan = 0, resident = 0, smem = 0;
+  int plan = 0, resident = 0, smem = 0, streamk = 0;
+  bool stream_k = false;
 };
 TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl);
 // Grouped tcw (MoE, sm_90a: tcw_available()): an 8-token-tile permute of all routed rows into the

@@ -11,11 +11,14 @@
 //
 // CTA: 2 warpgroups = 8 warps = 128 weight rows; warp w owns rows 16 w .. 16 w + 15 (lane (g, q):
 // rows g, g + 8, block q of each step, as in tcv with kw = 1). Both warpgroups read the same
-// activation tile (3 stages; 2 at MN = 256). Per step (k >= 4): decode the fragments of sub-steps
-// 0..3 -> wait for the step's tile and for the previous step's wgmma -> barrier -> start a later
-// tile's copy -> 4 wgmma (one per 16-k sub-step), one commit group -> decode sub-steps 4..7 -> 4
-// wgmma, a second group; k = 2, 3 decode the whole step first and issue 8 wgmma as one group.
-// Work (tcw_plan, lib/kbit/tcw_sched.h): per tile -- tcw_kernel on row tiles x token tiles x K
+// activation tile (3 stages). Per step (k >= 4): decode the fragments of sub-steps 0..3 -> wait for
+// the step's tile and for the previous step's wgmma -> barrier -> start a later tile's copy -> 4
+// wgmma (one per 16-k sub-step), one commit group -> decode sub-steps 4..7 -> 4 wgmma, a second
+// group; k = 2, 3 decode the whole step first and issue 8 wgmma as one group. From 128-token tiles up
+// (KBIT_TCW_MBAR, tcw_common.cuh) tcw_kernel has no barrier per step: thread 0 bulk-copies each
+// stage, counted by a full mbarrier, and refills a stage once every warp has arrived on its empty
+// mbarrier (its wgmma of the step that read it retired).
+// Work (tcw_plan; tcw_slots, lib/kbit/tcw_sched.h): per tile -- tcw_kernel on row tiles x token tiles x K
 // slices, the slices' fp32 partials summed by tcw_reduce_kernel -- or, where whole tiles leave the
 // last wave short, stream-K -- tcw_streamk_kernel on one wave of CTAs, each a contiguous range of
 // (tile, step) units, tiles shared by two CTAs summed by tcw_fixup_kernel. The two kernels have the
@@ -51,12 +54,11 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   __shared__ TcwSmem sm;
   stage_codebook<KB>(w.codebook, sm.cb);
   stage_scales(sm.scale);
-  // LinearArgs::pdl (launch_t: the 32-token tiles and the 64-token ones of kTcwPdlStreamK; the others
-  // compile without it: their SASS is main's, which measured faster at M = 256, and k = 2's 64-token
-  // stream-K plans lost under PDL, tcw_common.cuh): the permuted A, C and the partials only after
+  // LinearArgs::pdl (launch_t: the 32-token tiles and the 64-token ones of kTcwPdlMain; the others
+  // compile without it: their SASS is main's, which measured faster at M = 256): the permuted A, C and the partials only after
   // tcw_permute_kernel. No pdl_launch_dependents: the next launch starts as the CTAs exit (CTAs
   // waiting beside a busy grid slowed it, bench/results/2026-11-25-h100-pdl3).
-  if constexpr (kTcwPdlStreamK<MN, KB>) pdl_wait();
+  if constexpr (kTcwPdlMain<MN, KB>) pdl_wait();
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
   const int64_t N = w.N, K = w.K;
@@ -597,6 +599,7 @@ struct TcwPlan {
   int64_t steps = 0, tok_tiles = 0;
   TcwSched sched;              // partials set at launch
   bool pairs = false;          // the pair-table decode (tcw_uses_pairs)
+  int ctas_per_sm = 1;         // the CTAs per SM the partition counts on (tcw_slots)
   bool shared_tiles = false;   // some tile is split between CTAs: partial slots and the fixup
   size_t permuted_bytes = 0;   // the pre-pass output, 256-byte aligned size
   size_t partial_bytes = 0;
@@ -633,17 +636,8 @@ int blocks_per_sm(int mn, int bits, bool pairs) {
   });
 }
 
-// Two partitions of the (tile, step) units (TcwSched), chosen by the makespan in steps per SM slot:
-// - per tile: every tile cut into `splits` equal slices when the tiles leave slots idle (as many as
-//   still fit one wave, each >= 2 steps, the fp32 partials within 32 MB so that they stay in the
-//   50 MB L2; rounding up started a short second wave: Qwen3 dense.gate_up M = 64, 21 -> 26 us),
-//   else whole tiles in waves: makespan ceil(tiles * splits / slots) * steps / splits;
-// - stream-K: one wave of equal ranges, each >= 2 steps: makespan ceil(units / slots). 448 tiles on
-//   132 SMs are 3.4 waves of work but took 4 waves of whole tiles.
-// Stream-K where its makespan is <= 86% of the per-tile one and that is >= 32 steps: on the H100
-// (bench/results/2026-11-25-h100-streamk) it won 1.00-1.28x there (Llama-3-70B gate_up M = 64 274 ->
-// 219 us) but lost up to 1.8x on short makespans (<= 16 steps: GLM kv_b_proj, K = 512), where its
-// fixup and per-segment pipeline refills cost more than the idle slots.
+// The partition: tcw_slots (lib/kbit/tcw_sched.h) on the SMs and the CTAs per SM the stream-K kernel
+// holds.
 std::atomic<int> g_tcw_force_plan{0};  // tcw_force_plan (tests)
 
 TcwPlan tcw_plan(int64_t M, const TiledView& w) {
@@ -655,80 +649,103 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   const int64_t tiles = p.sched.row_tiles * p.tok_tiles;
   p.permuted_bytes = (static_cast<size_t>(p.tok_tiles) * p.steps * p.mn * kTileBytesPerToken + 255) / 256 * 256;
   p.pairs = tcw_uses_pairs(w);
-  const int64_t slots = static_cast<int64_t>(blocks_per_sm(p.mn, w.bits, p.pairs)) * device_sm_count();
   p.sched.units = tiles * p.steps;
-  int64_t splits = std::min<int64_t>(std::max<int64_t>(1, slots / tiles), std::max<int64_t>(1, p.steps / 2));
-  while (splits > 1 && static_cast<double>(splits) * M * w.N * 4 > 32.0e6) --splits;
-  const int64_t per_tile = (tiles * splits + slots - 1) / slots * ((p.steps + splits - 1) / splits);
-  const int64_t ctas_k = std::max<int64_t>(1, std::min<int64_t>(slots, p.sched.units / 2));
-  const int64_t stream_k = (p.sched.units + ctas_k - 1) / ctas_k * ((ctas_k + slots - 1) / slots);
-  const int force = g_tcw_force_plan.load(std::memory_order_relaxed);
-  if (force == 2 || (force == 0 && per_tile >= 32 && 100 * stream_k <= 86 * per_tile)) {
-    p.sched.ctas = ctas_k;
-    p.sched.splits = 0;
+  const TcwSlots sl = tcw_slots(M, w.N, p.steps, tiles, device_sm_count(), blocks_per_sm(p.mn, w.bits, p.pairs),
+                                p.mn >= 64 ? kTcwSharedSmMinSteps : 0, g_tcw_force_plan.load(std::memory_order_relaxed));
+  p.ctas_per_sm = sl.ctas_per_sm;
+  p.sched.ctas = sl.part.ctas;
+  p.sched.splits = sl.part.splits;
+  if (p.sched.splits == 0) {
     p.shared_tiles = tiles % p.sched.ctas != 0;
     if (p.shared_tiles) p.partial_bytes = static_cast<size_t>(p.sched.ctas) * 2 * p.mn * kTcwRows * sizeof(float);
   } else {
-    p.sched.ctas = tiles * splits;
-    p.sched.splits = static_cast<int>(splits);
-    p.shared_tiles = splits > 1;
-    if (p.shared_tiles) p.partial_bytes = static_cast<size_t>(splits) * M * w.N * sizeof(float);
+    p.shared_tiles = p.sched.splits > 1;
+    if (p.shared_tiles) p.partial_bytes = static_cast<size_t>(p.sched.splits) * M * w.N * sizeof(float);
   }
   return p;
 }
 
-// The dynamic shared memory tcw_kernel is launched with under PDL. A PDL grid (LinearArgs::pdl) starts
-// while the work before it drains, and the CTA scheduler puts its CTAs wherever an SM has room; where
-// the kernel's resources let an SM hold more of its CTAs than the plan counted (blocks_per_sm: the
-// stream-K kernel's occupancy; in the measured H100 builds k = 2's and 3's 64-token tcw_kernel fit two
-// CTAs per SM against the plan's one), some SMs take two CTAs of a one-wave grid and others none.
-// Launched plainly, the grid starts on idle SMs and is spread one per SM. So under PDL such a kernel
-// gets enough shared memory that an SM holds only the plan's count (where the device allows it).
-// Without it k = 2 and 3 lost up to 0.66x under PDL on those grids (Llama-3-70B q_proj M = 64, k = 3:
-// 37.2 -> 51.2 us; with it 34.5; bench/results/2026-11-27-h100-tcwpdl64land, -tcwpdl64k3).
-// Returns the padded size, or 0 where none is needed (or none works). Computed once per device under
-// a lock; it leaves the kernel's dynamic shared memory cap at max(bytes, padded size), which every
-// launch then sets again (tcw_kernel_cap): never lowered, so a padded launch on one thread cannot
-// fail after a plain one on another set a smaller cap.
-template <Act ACT, int KB, int MN, bool PR>
-int tcw_kernel_pad() {
-  constexpr int bytes = tcw_smem_bytes<MN, PR>();
-  static std::atomic<int> cache[64] = {};  // per device: 0 not known, -1 no padding, else the padded size
-  static std::mutex mu;
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 0;
-  if (const int c = cache[dev].load(std::memory_order_acquire); c != 0) return c < 0 ? 0 : c;
-  std::lock_guard<std::mutex> lock(mu);
-  if (const int c = cache[dev].load(std::memory_order_acquire); c != 0) return c < 0 ? 0 : c;
-  auto kern = tcw_kernel<ACT, KB, MN, PR>;
-  const int plan_bps = blocks_per_sm(MN, KB, PR);
-  int n = 0, per_sm = 0, optin = 0, reserved = 0, m = 0, pad = -1;
+// The dynamic shared memory tcw's kernels are launched with under PDL. A PDL grid (LinearArgs::pdl)
+// starts while the work before it drains, and the CTA scheduler puts its CTAs wherever an SM has room;
+// where the kernel's resources let an SM hold more of its CTAs than the plan counted
+// (TcwPlan::ctas_per_sm), some SMs take two CTAs of a one-wave grid and others none. Launched plainly,
+// the grid starts on idle SMs and is spread evenly. So under PDL such a kernel gets enough shared
+// memory that an SM holds only the plan's count (where the device allows it). Without it k = 2 and 3
+// lost up to 0.66x under PDL at 64-token tiles (Llama-3-70B q_proj M = 64, k = 3: 37.2 -> 51.2 us; with
+// it 34.5; bench/results/2026-11-27-h100-tcwpdl64land, -tcwpdl64k3); k = 2's stream-K grids lost up to
+// 0.64x while the plan miscounted their occupancy (-occfix).
+constexpr int kTcwMaxPadCtas = 4;
+struct TcwPads {
+  int cap = 0;                       // the kernel's dynamic shared memory cap: max(bytes, every pad)
+  int pad[kTcwMaxPadCtas + 1] = {};  // [c]: the launch size for at most c CTAs per SM; 0 none needed (or none works)
+};
+// Computed once per device (call_once): every pad, then the cap set as the kernel's opt-in, which every
+// launch sets again (never lowered, so a padded launch on one thread cannot fail after a plain one on
+// another).
+template <typename Kern>
+TcwPads tcw_compute_pads(Kern kern, int bytes, int dev) {
+  TcwPads r;
+  r.cap = bytes;
+  int n = 0, per_sm = 0, optin = 0, reserved = 0;
   cudaFuncAttributes fa{};
   bool ok = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) == cudaSuccess &&
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, kTcwThreads, bytes) == cudaSuccess;
-  if (ok && n > plan_bps) {
-    ok = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess &&
-         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
-         cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) == cudaSuccess &&
-         cudaFuncGetAttributes(&fa, kern) == cudaSuccess;
-    const int want = pad_smem_bytes(per_sm, static_cast<int>(fa.sharedSizeBytes), reserved, plan_bps);
-    if (ok && want > bytes && want <= optin) {
-      ok = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, want) == cudaSuccess &&
-           cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m, kern, kTcwThreads, want) == cudaSuccess;
-      if (ok && m == plan_bps) pad = want;
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, kTcwThreads, bytes) == cudaSuccess &&
+            cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) == cudaSuccess &&
+            cudaFuncGetAttributes(&fa, kern) == cudaSuccess;
+  int want[kTcwMaxPadCtas + 1] = {};
+  for (int c = 1; ok && c <= kTcwMaxPadCtas && c < n; ++c) {
+    const int bytes_c = pad_smem_bytes(per_sm, static_cast<int>(fa.sharedSizeBytes), reserved, c);
+    if (bytes_c > bytes && bytes_c <= optin) {
+      want[c] = bytes_c;
+      r.cap = std::max(r.cap, bytes_c);
     }
   }
-  if (!ok) cudaGetLastError();  // a failed query leaves no error behind; launches go unpadded
-  cache[dev].store(pad, std::memory_order_release);
-  return pad < 0 ? 0 : pad;
+  if (ok && r.cap > bytes) ok = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, r.cap) == cudaSuccess;
+  for (int c = 1; ok && c <= kTcwMaxPadCtas; ++c) {
+    int m = 0;
+    if (want[c] > 0 && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m, kern, kTcwThreads, want[c]) == cudaSuccess &&
+        m == c)
+      r.pad[c] = want[c];
+  }
+  if (!ok) {
+    cudaGetLastError();  // a failed query leaves no error behind; launches go unpadded
+    r = TcwPads{};
+    r.cap = bytes;
+    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaGetLastError();
+  }
+  return r;
+}
+// SK: the stream-K kernel, else tcw_kernel.
+template <Act ACT, int KB, int MN, bool PR, bool SK>
+const TcwPads& tcw_pads() {
+  static std::once_flag once[64];
+  static TcwPads pads[64];
+  static const TcwPads none{tcw_smem_bytes<MN, PR>(), {}};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return none;
+  std::call_once(once[dev], [dev] {
+    if constexpr (SK)
+      pads[dev] = tcw_compute_pads(tcw_streamk_kernel<ACT, KB, MN, PR>, tcw_smem_bytes<MN, PR>(), dev);
+    else
+      pads[dev] = tcw_compute_pads(tcw_kernel<ACT, KB, MN, PR>, tcw_smem_bytes<MN, PR>(), dev);
+  });
+  return pads[dev];
+}
+// The launch size of a plan's kernel (with or without PDL) and its cap set.
+template <typename Kern>
+cudaError_t tcw_launch_bytes(Kern kern, const TcwPads& pads, int bytes, bool pdl, int ctas_per_sm, int& launch_bytes) {
+  const int pad = pdl && ctas_per_sm >= 1 && ctas_per_sm <= kTcwMaxPadCtas ? pads.pad[ctas_per_sm] : 0;
+  launch_bytes = pad > 0 ? pad : bytes;
+  return cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, std::max(bytes, pads.cap));
 }
 
-// tcw_kernel's dynamic shared memory cap, the same on every call on a device: max(bytes, pad), pad
-// being tcw_kernel_pad's answer.
-template <Act ACT, int KB, int MN, bool PR>
-cudaError_t tcw_kernel_cap(int pad) {
-  return cudaFuncSetAttribute(tcw_kernel<ACT, KB, MN, PR>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              std::max(tcw_smem_bytes<MN, PR>(), pad));
+// Whether launch_t launches a plan's kernels with LinearArgs::pdl (comment there).
+template <int MN, int KB>
+bool tcw_launch_pdl(bool pdl, const TcwPlan& p) {
+  return pdl && (MN == 32 || (kTcwPdlMain<MN, KB> && (KBIT_TCW_PDL64 == 2 || p.sched.ctas <= device_sm_count())));
 }
 
 template <Act ACT, int KB, int MN, bool PR>
@@ -738,17 +755,11 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   // LinearArgs::pdl: every launch below may start while the one before it drains; each waits for
   // it (pdl_wait) before it reads what that one writes. With 32-token tiles (M <= 32) at every k:
   // they gained 1.05-1.3x on every catalogue shape. With 64-token tiles only at the widths of
-  // KBIT_TCW_PDL64_BITS (tcw_common.cuh; all by default), on stream-K grids those of kTcwPdlStreamK
-  // (not k = 2; bench/results/2026-11-25-h100-pdl4, 2026-11-27-h100-tcwpdl64*). The main
-  // kernels of the other widths and tiles are compiled without the PDL instructions (the pre-pass,
-  // fixup and tcw_reduce_kernel have them where any width launches with PDL: without the attribute
-  // they do nothing).
-  // (A stream-K plan outside kTcwPdlStreamK launches all three kernels plainly: with only the pre-pass
-  // under PDL GLM shared_experts.gate_up M = 64, k = 2 took 29.2 against 28.3 us, -tcwpdl64final.)
-  const bool pdl =
-      a.pdl &&
-      (MN == 32 || (kTcwPdlMain<MN, KB> && (KBIT_TCW_PDL64 == 2 || p.sched.ctas <= device_sm_count()))) &&
-      (p.sched.splits > 0 || kTcwPdlStreamK<MN, KB>);
+  // KBIT_TCW_PDL64_BITS (tcw_common.cuh; all by default; bench/results/2026-11-25-h100-pdl4,
+  // 2026-11-27-h100-tcwpdl64*, -occfix). The main kernels of the other widths and tiles are compiled
+  // without the PDL instructions (the pre-pass, fixup and tcw_reduce_kernel have them where any width
+  // launches with PDL: without the attribute they do nothing).
+  const bool pdl = tcw_launch_pdl<MN, KB>(a.pdl, p);
   const dim3 pgrid(static_cast<unsigned>((rows16 + 255) / 256));
   if (cudaError_t e = launch_ex(tcw_permute_kernel<ACT, (KB <= 3 || PR), MN>, pgrid, 256, 0, a.stream, 1, pdl,
                                 static_cast<const T*>(a.A), permuted, static_cast<int>(a.M), a.w.K, rows16);
@@ -757,9 +768,10 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   constexpr int bytes = tcw_smem_bytes<MN, PR>();
   if (p.sched.splits > 0) {  // per tile: tcw_kernel on (row tiles, token tiles, slices), slices summed by tcw_reduce_kernel
     auto kern = tcw_kernel<ACT, KB, MN, PR>;
-    const int pad = tcw_kernel_pad<ACT, KB, MN, PR>();
-    const int launch_bytes = pdl && pad > 0 ? pad : bytes;
-    if (cudaError_t e = tcw_kernel_cap<ACT, KB, MN, PR>(pad); e != cudaSuccess) return e;
+    int launch_bytes = bytes;
+    if (cudaError_t e = tcw_launch_bytes(kern, tcw_pads<ACT, KB, MN, PR, false>(), bytes, pdl, p.ctas_per_sm, launch_bytes);
+        e != cudaSuccess)
+      return e;
     SplitK sk;
     sk.splits = p.sched.splits;
     sk.partials = p.sched.partials;
@@ -776,9 +788,11 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   }
   // stream-K: tcw_streamk_kernel on one wave, shared tiles summed by tcw_fixup_kernel
   auto kern = tcw_streamk_kernel<ACT, KB, MN, PR>;
-  if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
+  int launch_bytes = bytes;
+  if (cudaError_t e = tcw_launch_bytes(kern, tcw_pads<ACT, KB, MN, PR, true>(), bytes, pdl, p.ctas_per_sm, launch_bytes);
+      e != cudaSuccess)
     return e;
-  if (cudaError_t e = launch_ex(kern, dim3(static_cast<unsigned>(p.sched.ctas)), kTcwThreads, bytes, a.stream, 1, pdl,
+  if (cudaError_t e = launch_ex(kern, dim3(static_cast<unsigned>(p.sched.ctas)), kTcwThreads, launch_bytes, a.stream, 1, pdl,
                                 static_cast<const uint4*>(permuted), static_cast<T*>(a.C), static_cast<int>(a.M), a.w,
                                 p.sched);
       e != cudaSuccess || !p.shared_tiles)
@@ -827,18 +841,27 @@ void tcw_force_plan(int mode) { g_tcw_force_plan.store(mode, std::memory_order_r
 TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl) {
   const TcwPlan p = tcw_plan(M, w);
   TcwOccupancy o;
-  o.plan = blocks_per_sm(p.mn, w.bits, p.pairs);
+  o.plan = p.ctas_per_sm;
+  o.stream_k = p.sched.splits == 0;
   with_variant(p.mn, w.bits, p.pairs, 0, [&](auto kb, auto tile, auto pr) {
     constexpr int KB = decltype(kb)::value, MN = decltype(tile)::value;
     constexpr bool PR = decltype(pr)::value;
-    // as launch_t decides (only the tiles and widths of kTcwPdlMain launch tcw_kernel under PDL)
-    const int pad = tcw_kernel_pad<Act::f16, KB, MN, PR>();
-    o.smem = pdl && kTcwPdlMain<MN, KB> && pad > 0 ? pad : tcw_smem_bytes<MN, PR>();
+    constexpr int bytes = tcw_smem_bytes<MN, PR>();
+    const bool live = tcw_launch_pdl<MN, KB>(pdl, p);  // as launch_t decides
+    auto sk = tcw_streamk_kernel<Act::f16, KB, MN, PR>;
+    auto pt = tcw_kernel<Act::f16, KB, MN, PR>;
     int n = 0;
-    if (tcw_kernel_cap<Act::f16, KB, MN, PR>(pad) == cudaSuccess &&
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, tcw_kernel<Act::f16, KB, MN, PR>, kTcwThreads, o.smem) ==
-            cudaSuccess)
+    cudaError_t e = o.stream_k ? tcw_launch_bytes(sk, tcw_pads<Act::f16, KB, MN, PR, true>(), bytes, live, p.ctas_per_sm, o.smem)
+                               : tcw_launch_bytes(pt, tcw_pads<Act::f16, KB, MN, PR, false>(), bytes, live, p.ctas_per_sm, o.smem);
+    if (e == cudaSuccess &&
+        (o.stream_k ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, sk, kTcwThreads, o.smem)
+                    : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, pt, kTcwThreads, o.smem)) == cudaSuccess)
       o.resident = n;
+    n = 0;  // what the stream-K kernel holds at its size (its cap is at least that: tcw_pads)
+    if (cudaFuncSetAttribute(sk, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             std::max(bytes, tcw_pads<Act::f16, KB, MN, PR, true>().cap)) == cudaSuccess &&
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, sk, kTcwThreads, bytes) == cudaSuccess)
+      o.streamk = n;
     return 0;
   });
   return o;

@@ -28,8 +28,8 @@ constexpr int kTcwRows = 128;  // weight rows per CTA
 // M = 33..64, tcw_pdl against the old default over the dense catalogue shapes (H100, geomeans per M;
 // no row below 0.98x): k = 4 1.19-1.21x, k = 5 1.17-1.19x (bench/results/2026-11-27-h100-tcwpdl64land),
 // k = 3 1.20-1.23x (-tcwpdl64k3) and k = 2 1.22-1.24x (-tcwpdl64k2sk), k = 2 and 3 with
-// tcw_kernel_pad's padding in the measured builds (tcw.cu; without it their one-wave per-tile grids
-// lost up to 0.66x) and k = 2's stream-K plans launched plainly (kTcwPdlStreamK).
+// tcw_pads' padding in the measured builds (tcw.cu; without it their one-wave per-tile grids
+// lost up to 0.66x) and k = 2's stream-K plans launched plainly (until -occfix).
 #ifndef KBIT_TCW_PDL64
 #define KBIT_TCW_PDL64 2
 #endif
@@ -43,34 +43,40 @@ constexpr bool kTcwPdlTile = MN == 32 || (KBIT_TCW_PDL64 != 0 && MN == 64);
 // The (token tile, k) whose main kernels carry them and are launched with LinearArgs::pdl.
 template <int MN, int KB>
 constexpr bool kTcwPdlMain = MN == 32 || (kTcwPdlTile<MN> && ((KBIT_TCW_PDL64_BITS >> KB) & 1) != 0);
-// ... and those whose stream-K kernels (and fixups) do. Not k = 2's 64-token stream-K grids: the widest
-// shapes, where they run, lost under PDL with the per-tile grids' padding in place or not (Llama-3-70B
-// gate_up M = 64 193 -> 300 us, GLM shared_experts.gate_up 28.2 -> 37.6; bench/results/2026-11-27-
-// h100-tcwpdl64k2), while at k = 3..5 the same grids gained 1.01-1.03x; the cause was not found.
-template <int MN, int KB>
-constexpr bool kTcwPdlStreamK = kTcwPdlMain<MN, KB> && !(MN == 64 && KB == 2);
+// Their stream-K kernels (and fixups) too. k = 2's 64-token stream-K grids were once kept off PDL: they
+// lost up to 0.64x under it (Llama-3-70B gate_up M = 64 193 -> 300 us, bench/results/2026-11-27-
+// h100-tcwpdl64k2) while the plan counted 1 CTA per SM for a kernel that holds 2, so a PDL grid
+// piled onto some SMs; with the count right they gain 1.00-1.02x under PDL (-occfix).
 
-// Experiment knob (twenty-seventh session; NOT measured, never run on a GPU): tcw_kernel's activation
-// stages through one thread's bulk copies counted by per-stage mbarriers (full: the copy landed;
-// empty: every warp's wgmma of the step that read the stage is done) instead of every thread's
-// cp.async and a CTA barrier per step, so the two warpgroups may drift apart and keep the tensor
-// pipe fed (ncu at M = 1024: barrier stalls first, the pipe 68% busy; docs/perf-notes.md). 0 (the
-// default) off; else the smallest token tile it applies to (32, 64, 128 or 256).
+// tcw_kernel's activation stages through one thread's bulk copies counted by per-stage mbarriers
+// (full: the copy landed; empty: every warp's wgmma of the step that read the stage is done) instead
+// of every thread's cp.async and a CTA barrier per step, so the two warpgroups may drift apart and
+// keep the tensor pipe fed (ncu at M = 1024: barrier stalls first, the pipe 68% busy; docs/perf-notes.md).
+// KBIT_TCW_MBAR: the smallest token tile it applies to (32, 64, 128 or 256; 0 off). Default 128, with
+// three stages at the 256-token tiles (KBIT_TCW_STAGES256), where it was measured against the cp.async
+// form on the H100: tcw at M = 256 and 1024 (two stages there before), geomeans per (M, k) 1.06-1.17x,
+// lowest row 0.97x (Llama-3-70B gate_up M = 1024 k = 4 1810 -> 1544 us; bench/results/2026-11-27-
+// h100-occfix, -s28land/big); at M = 128 (three stages in both forms) k = 2 1.08x, k = 4 1.03x, lowest
+// row 0.99x (-s28land/m128). At 32- and 64-token tiles only verified (mb32, -s28first: at M = 1024 it
+// was 1.00x with two stages at 256). The stream-K kernel keeps the cp.async form (its stages follow
+// KBIT_TCW_STAGES256 too).
 #ifndef KBIT_TCW_MBAR
-#define KBIT_TCW_MBAR 0
+#define KBIT_TCW_MBAR 128
 #endif
 template <int MN>
 constexpr bool kTcwMbar = KBIT_TCW_MBAR != 0 && MN >= KBIT_TCW_MBAR;
-// Experiment knob (same): the activation stages of the 256-token tiles (2 by default; 3 fit with the
-// k = 4 pair table: 3 x 64 KB + 32 KB + the static 1.3 KB within the 227 KB opt-in). With KBIT_TCW_MBAR
-// the copy of step s + 1 starts only after step s's wgmma are issued, so 2 stages hide less of it.
+// The activation stages of tcw's 256-token tiles (3 fit with the k = 4 pair table: 3 x 64 KB + 32 KB +
+// the static 2.3 KB within the 227 KB opt-in; the mbarrier form starts the copy of step s + 1 only
+// after step s's wgmma are issued, so 2 stages hide less of it). grouped_tcw keeps 2 (TcwCfg's G:
+// 3 stages there were not measured).
 #ifndef KBIT_TCW_STAGES256
-#define KBIT_TCW_STAGES256 2
+#define KBIT_TCW_STAGES256 3
 #endif
 
-template <int MN>
+// G: grouped_tcw's kernel.
+template <int MN, bool G = false>
 struct TcwCfg {
-  static constexpr int kStages = MN >= 256 ? KBIT_TCW_STAGES256 : 3;
+  static constexpr int kStages = MN >= 256 ? (G ? 2 : KBIT_TCW_STAGES256) : 3;
   static constexpr int kStageBytes = MN * kTileBytesPerToken;
   static constexpr int kSmem = kStages * kStageBytes;
   static constexpr int kMinBlocks = MN <= 32 ? 2 : 1;
@@ -84,8 +90,8 @@ struct TcwSmem {
 __host__ __device__ inline int64_t tcw_steps(int64_t K) { return (K + kStepK - 1) / kStepK; }
 
 // Dynamic shared memory: the activation stages, then the pair table (PR).
-template <int MN, bool PR>
-constexpr int tcw_smem_bytes() { return TcwCfg<MN>::kSmem + (PR ? kPairTableBytes<4> : 0); }
+template <int MN, bool PR, bool G = false>
+constexpr int tcw_smem_bytes() { return TcwCfg<MN, G>::kSmem + (PR ? kPairTableBytes<4> : 0); }
 }  // namespace
 
 // The step loop of one (row tile, token tile) over steps sb .. se - 1, used by grouped_tcw_kernel (tcw_kernel and
@@ -104,7 +110,7 @@ __device__ __forceinline__ void tcw_steps_loop(float (&acc)[NW / 2], const uint3
                                                int64_t ktiles, const TcwSmem& sm, char* tiles,
                                                const float (&cbr)[KB <= 3 ? 1 << KB : 1], uint32_t cb_base,
                                                uint32_t pair_base, IssueTile&& issue_tile, AfterFetch&& after_fetch) {
-  using Cfg = TcwCfg<MN>;
+  using Cfg = TcwCfg<MN, true>;
   const int q = threadIdx.x % 4;
   // The lane's block (step s: k-tile 2 s + q / 2, half q % 2) of rows n_lo and n_hi.
   const bool row_ok[2] = {n_lo < N, n_hi < N};

@@ -685,40 +685,51 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
   }
 }
 
-TEST_CASE("gpu: under PDL an SM holds no more of tcw_kernel's CTAs than the plan counted") {
+TEST_CASE("gpu: under PDL an SM holds no more of tcw's CTAs than the plan counted") {
   // A PDL grid starts while the work before it drains and the CTA scheduler fills whatever room an
-  // SM has, so a kernel that fits more CTAs per SM than the plan counts (in the measured H100 builds
-  // k = 2's and 3's 64-token tcw_kernel: two, against the stream-K kernel's one; which ones depends on
-  // the registers ptxas gives them) is launched with padded shared memory (tcw_kernel_pad). Checked
-  // on the occupancy the launch gets (tcw_occupancy decides as launch_t does), every tile and width;
-  // only the shape's size reaches the plan (no memory allocated).
+  // SM has, so a kernel that fits more CTAs per SM than the plan counts is launched with padded shared
+  // memory under PDL (tcw_pads). The plan counts what the stream-K kernel holds (it once counted 1 by a
+  // failed query, 48 KB dynamic + the static arrays without the opt-in, where k = 2's 64-token kernel
+  // holds 2: bench/results/2026-11-27-h100-occfix), unless its CTAs would run fewer than
+  // kTcwSharedSmMinSteps steps at 64-token tiles and up (tcw_slots): then 1. Checked on the occupancy
+  // the plan's kernel gets (tcw_occupancy decides as launch_t does), every tile and width, on a shape
+  // of 64 steps (Llama-3-70B q_proj) and one of 4 (GLM kv_b_proj); only the shape's size reaches the
+  // plan (no memory allocated).
   if (!gpu::tcw_supported()) return;
   int padded = 0;
-  std::string which;
-  for (int bits = 2; bits <= 5; ++bits)
-    for (bool half_cb : {false, true})
-      for (int64_t M : {32, 64, 128, 256}) {
-        TiledView w;
-        w.bits = bits;
-        w.N = 8192;
-        w.K = 8192;
-        w.half_cb = half_cb;
-        const gpu::detail::TcwOccupancy plain = gpu::detail::tcw_occupancy(M, w, false);
-        const gpu::detail::TcwOccupancy pdl = gpu::detail::tcw_occupancy(M, w, true);
-        INFO("k=", bits, " half_cb=", half_cb, " M=", M, ": plan ", pdl.plan, ", resident ", plain.resident,
-             " (smem ", plain.smem, "), under PDL ", pdl.resident, " (smem ", pdl.smem, ")");
-        CHECK(pdl.plan >= 1);
-        CHECK(plain.resident >= 1);
-        CHECK(pdl.resident <= pdl.plan);
-        CHECK(pdl.smem >= plain.smem);
-        if (pdl.smem > plain.smem) {
-          ++padded;
-          which += " k=" + std::to_string(bits) + (half_cb ? "/half_cb" : "") + " M=" + std::to_string(M) + " (" +
-                   std::to_string(plain.smem) + " -> " + std::to_string(pdl.smem) + " bytes)";
-          CHECK(plain.resident > pdl.plan);  // padded only where the plain launch would hold more
+  std::string which, plans;
+  for (const auto& [N, K] : {std::pair<int64_t, int64_t>{8192, 8192}, {8960, 512}})
+    for (int bits = 2; bits <= 5; ++bits)
+      for (bool half_cb : {false, true})
+        for (int64_t M : {32, 64, 128, 256}) {
+          TiledView w;
+          w.bits = bits;
+          w.N = N;
+          w.K = K;
+          w.half_cb = half_cb;
+          const gpu::detail::TcwOccupancy plain = gpu::detail::tcw_occupancy(M, w, false);
+          const gpu::detail::TcwOccupancy pdl = gpu::detail::tcw_occupancy(M, w, true);
+          INFO("N=", N, " K=", K, " k=", bits, " half_cb=", half_cb, " M=", M, ": plan ", pdl.plan,
+               pdl.stream_k ? " (stream-K)" : " (per tile)", ", stream-K kernel ", pdl.streamk, ", resident ",
+               plain.resident, " (smem ", plain.smem, "), under PDL ", pdl.resident, " (smem ", pdl.smem, ")");
+          CHECK(pdl.plan >= 1);
+          CHECK(pdl.plan <= pdl.streamk);
+          CHECK((pdl.plan == pdl.streamk || pdl.plan == 1));
+          if (K == 8192) CHECK(pdl.plan == pdl.streamk);  // >= 16 steps a CTA: no fallback
+          plans += " " + std::to_string(pdl.plan);
+          CHECK(plain.resident >= 1);
+          CHECK(pdl.resident <= pdl.plan);
+          CHECK(pdl.smem >= plain.smem);
+          if (pdl.smem > plain.smem) {
+            ++padded;
+            which += " N=" + std::to_string(N) + "/k=" + std::to_string(bits) + (half_cb ? "/half_cb" : "") +
+                     " M=" + std::to_string(M) + " (" + std::to_string(plain.smem) + " -> " +
+                     std::to_string(pdl.smem) + " bytes)";
+            CHECK(plain.resident > pdl.plan);  // padded only where the plain launch would hold more
+          }
         }
-      }
-  MESSAGE("tcw_kernel launches padded under PDL: ", padded, " of 32:", which);
+  MESSAGE("tcw launches padded under PDL: ", padded, " of 64:", which);
+  MESSAGE("the plans' CTAs per SM (N = 8192 then 8960; k = 2..5, half_cb no/yes, M = 32, 64, 128, 256):", plans);
 }
 
 TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on tcv's split grids") {

@@ -138,3 +138,71 @@ TEST_CASE("pad_smem_bytes: one CTA more than asked no longer fits an SM, 128 byt
           CHECK((ctas + 1) * (per_cta - 128) <= per_sm);  // the least such multiple of 128 bytes
         }
 }
+
+TEST_CASE("tcw_partition and tcw_slots: the plan's partition and the CTAs per SM it counts") {
+  // H100 (132 SMs), 64-token tiles, k = 2 (its kernels hold 2 CTAs per SM; -occfix's measured rows).
+  // Llama-3-70B gate_up at M = 64: 448 tiles of 64 steps -> stream-K on both CTAs of every SM.
+  kbit::TcwSlots s = kbit::tcw_slots(64, 57344, 64, 448, 132, 2, kbit::kTcwSharedSmMinSteps);
+  CHECK(s.ctas_per_sm == 2);
+  CHECK(s.part.splits == 0);
+  CHECK(s.part.ctas == 264);
+  CHECK(s.part.cta_steps == (448 * 64 + 263) / 264);
+  // counting one CTA per SM the same shape took 132 ranges twice as long
+  const kbit::TcwPartition one = kbit::tcw_partition(64, 57344, 64, 448, 132);
+  CHECK(one.splits == 0);
+  CHECK(one.ctas == 132);
+  CHECK(one.cta_steps == (448 * 64 + 131) / 132);
+  // GLM kv_b_proj (K = 512: 4 steps, 70 tiles): two CTAs per SM would leave each 2 steps -> one counted
+  s = kbit::tcw_slots(64, 8960, 4, 70, 132, 2, kbit::kTcwSharedSmMinSteps);
+  CHECK(s.ctas_per_sm == 1);
+  CHECK(s.part.splits == 1);
+  CHECK(s.part.ctas == 70);
+  CHECK(s.part.cta_steps == 4);
+  // ... but the 32-token tiles (min_steps 0) keep both
+  s = kbit::tcw_slots(32, 8960, 4, 70, 132, 2, 0);
+  CHECK(s.ctas_per_sm == 2);
+  CHECK(s.part.ctas == 140);
+  CHECK(s.part.cta_steps == 2);
+  // Qwen3 dense.gate_up (80 tiles of 16 steps): 3 slices of 6 steps on 264 slots, kept
+  s = kbit::tcw_slots(64, 10240, 16, 80, 132, 2, kbit::kTcwSharedSmMinSteps);
+  CHECK(s.ctas_per_sm == 2);
+  CHECK(s.part.splits == 3);
+  CHECK(s.part.ctas == 240);
+  CHECK(s.part.cta_steps == 6);
+  // A kernel that holds one CTA per SM is planned on the SMs alone.
+  for (int64_t tiles : {1, 7, 70, 133, 448})
+    for (int64_t steps : {1, 4, 16, 64, 224}) {
+      const kbit::TcwSlots a = kbit::tcw_slots(64, 4096, steps, tiles, 132, 1, kbit::kTcwSharedSmMinSteps);
+      const kbit::TcwPartition b = kbit::tcw_partition(64, 4096, steps, tiles, 132);
+      CHECK(a.ctas_per_sm == 1);
+      CHECK(a.part.ctas == b.ctas);
+      CHECK(a.part.splits == b.splits);
+    }
+}
+
+TEST_CASE("tcw_partition: every unit covered, one wave for stream-K, the partials within 32 MB") {
+  for (int64_t M : {1, 33, 64, 256, 1024})
+    for (int64_t N : {512, 2048, 8960, 57344})
+      for (int64_t steps : {1, 2, 4, 16, 64, 224})
+        for (int64_t slots : {132, 264})
+          for (int force : {0, 1, 2}) {
+            const int64_t tiles = (N + 127) / 128 * ((M + 63) / 64);
+            const kbit::TcwPartition p = kbit::tcw_partition(M, N, steps, tiles, slots, force);
+            INFO("M ", M, " N ", N, " steps ", steps, " slots ", slots, " force ", force);
+            CHECK(p.ctas >= 1);
+            CHECK(p.cta_steps >= 1);
+            if (p.splits == 0) {  // stream-K: one wave, ranges of >= 2 steps (but for 1 unit)
+              CHECK(p.ctas <= slots);
+              CHECK(p.ctas * p.cta_steps >= tiles * steps);
+              if (tiles * steps >= 2) CHECK(p.cta_steps >= 2);
+              if (force == 0) CHECK(p.cta_steps >= 2);
+            } else {
+              CHECK(p.ctas == tiles * p.splits);
+              CHECK(p.splits * p.cta_steps >= steps);
+              CHECK((p.cta_steps - 1) * p.splits < steps);  // no empty slice
+              if (p.splits > 1) CHECK(static_cast<double>(p.splits) * M * N * 4 <= 32.0e6);
+            }
+            if (force == 1) CHECK(p.splits > 0);
+            if (force == 2) CHECK(p.splits == 0);
+          }
+}

@@ -2,6 +2,7 @@
 // very functions the kernel and its fixup run (tests/test_tcw_sched.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kbit/format.h"
@@ -45,12 +46,77 @@ KBIT_HD inline int64_t sched_fixup_tile(const TcwSched& s, int64_t steps, int64_
 KBIT_HD inline int sched_slot(int64_t sb) { return sb > 0 ? 0 : 1; }
 
 // The dynamic shared memory that leaves an SM room for at most `ctas_per_sm` CTAs of a kernel with
-// `static_bytes` of static shared memory (tcw_kernel_pad, kernels/tcw.cu): ctas_per_sm + 1 CTAs of
+// `static_bytes` of static shared memory (tcw_pads, kernels/tcw.cu): ctas_per_sm + 1 CTAs of
 // this size, each with its static and the device's per-CTA reserved shared memory, exceed the SM's
 // `per_sm` bytes. A multiple of 128 bytes; the caller checks it against the per-block opt-in limit
 // (and the occupancy the device then reports).
 constexpr int pad_smem_bytes(int per_sm, int static_bytes, int reserved, int ctas_per_sm) {
   return (per_sm / (ctas_per_sm + 1) - static_bytes - reserved + 128) / 128 * 128;
+}
+
+// tcw's work partition (tcw_plan, kernels/tcw.cu) over `tiles` (row tiles x token tiles) of `steps`
+// steps each, on `slots` CTA slots (SMs x the CTAs per SM the plan counts). Two candidates, compared
+// by the makespan in steps per slot:
+// - per tile: every tile cut into `splits` equal slices when the tiles leave slots idle (as many as
+//   still fit one wave, each >= 2 steps, the fp32 partials, splits x M x N, within 32 MB so that they
+//   stay in the 50 MB L2; rounding up started a short second wave: Qwen3 dense.gate_up M = 64, 21 -> 26
+//   us), else whole tiles in waves: makespan ceil(tiles * splits / slots) * ceil(steps / splits);
+// - stream-K: one wave of equal ranges, each >= 2 steps: makespan ceil(units / ctas). 448 tiles on
+//   132 SMs are 3.4 waves of work but took 4 waves of whole tiles.
+// Stream-K where its makespan is <= 86% of the per-tile one and that is >= 32 steps: on the H100
+// (bench/results/2026-11-25-h100-streamk) it won 1.00-1.28x there (Llama-3-70B gate_up M = 64 274 ->
+// 219 us) but lost up to 1.8x on short makespans (<= 16 steps: GLM kv_b_proj, K = 512), where its
+// fixup and per-segment pipeline refills cost more than the idle slots. force: 0 by makespan, 1 per
+// tile, 2 stream-K (tests).
+struct TcwPartition {
+  int64_t ctas = 1;
+  int splits = 1;         // > 0: per tile (TcwSched::splits); 0: stream-K
+  int64_t cta_steps = 0;  // the most steps one CTA runs
+};
+inline TcwPartition tcw_partition(int64_t M, int64_t N, int64_t steps, int64_t tiles, int64_t slots, int force = 0) {
+  const int64_t units = tiles * steps;
+  int64_t splits = std::min<int64_t>(std::max<int64_t>(1, slots / tiles), std::max<int64_t>(1, steps / 2));
+  while (splits > 1 && static_cast<double>(splits) * M * N * 4 > 32.0e6) --splits;
+  const int64_t slice = (steps + splits - 1) / splits;
+  const int64_t per_tile = (tiles * splits + slots - 1) / slots * slice;
+  const int64_t ctas_k = std::max<int64_t>(1, std::min<int64_t>(slots, units / 2));
+  const int64_t stream_k = (units + ctas_k - 1) / ctas_k * ((ctas_k + slots - 1) / slots);
+  TcwPartition r;
+  if (force == 2 || (force == 0 && per_tile >= 32 && 100 * stream_k <= 86 * per_tile)) {
+    r.ctas = ctas_k;
+    r.splits = 0;
+    r.cta_steps = (units + ctas_k - 1) / ctas_k;
+  } else {
+    r.ctas = tiles * splits;
+    r.splits = static_cast<int>(splits);
+    r.cta_steps = slice;
+  }
+  return r;
+}
+
+// The CTAs per SM tcw's plan counts on an SM that holds `resident` of the kernel's CTAs: all of them,
+// unless the partition on that many slots leaves each CTA fewer than `min_steps` steps; then one.
+// tcw_plan passes kTcwSharedSmMinSteps from 64-token tiles up and 0 for the 32-token ones (their
+// kernels were built and tuned for two CTAs per SM; the rule was measured on 64-token tiles only).
+// On the H100 k = 2's 64-token kernels hold 2 (bench/results/2026-11-27-h100-occfix): counting 2 won
+// 1.00-1.32x where a CTA then ran >= 6 steps (Llama-3-70B gate_up M = 64 195 -> 164 us, Qwen3
+// dense.gate_up at 6 steps 1.00-1.11x) and lost at 2-5 (0.95-0.99x; GLM kv_b_proj at 2: 0.71-0.77x):
+// two CTAs halve each one's steps and add slices to sum, while sharing the SM's issue slots.
+inline constexpr int64_t kTcwSharedSmMinSteps = 6;
+struct TcwSlots {
+  int ctas_per_sm = 1;
+  TcwPartition part;
+};
+inline TcwSlots tcw_slots(int64_t M, int64_t N, int64_t steps, int64_t tiles, int sms, int resident, int64_t min_steps,
+                          int force = 0) {
+  TcwSlots r;
+  r.ctas_per_sm = resident > 1 ? resident : 1;
+  r.part = tcw_partition(M, N, steps, tiles, static_cast<int64_t>(r.ctas_per_sm) * sms, force);
+  if (r.ctas_per_sm > 1 && r.part.cta_steps < min_steps) {
+    r.ctas_per_sm = 1;
+    r.part = tcw_partition(M, N, steps, tiles, sms, force);
+  }
+  return r;
 }
 
 // grouped_tcw (kernels/grouped_tcw.cu): a work item of `rows` routed rows (1 <= rows <= tile) in a
