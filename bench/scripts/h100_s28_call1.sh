@@ -30,17 +30,11 @@ doctest_sanitize memcheck '*LinearArgs::pdl*,*chain of linear*' 120
 doctest_sanitize racecheck '*chain of linear*,*holds no more*' 90
 verify_run verify-pdl 90 3 "verify --quick --pdl dense" --quick --pdl --kernels dense
 # mb32
-VM=(.deps/gpu/kbit-verify-mb32 --shapes "$R/data/shapes.json")
-env timeout 100 "${VM[@]}" --full --kernels dense.tcw --filter '/M(64|128|256|1024)/' > "$W/verify-mb32.txt" 2>&1
-s "mb32 verify --full dense.tcw M = 64..1024 rc=$? after $((SECONDS - T0)) s"; tail -3 "$W/verify-mb32.txt" | tee -a "$W/summary.txt"
-env timeout 60 "${VM[@]}" --quick --pdl --kernels dense.tcw > "$W/verify-pdl-mb32.txt" 2>&1
-s "mb32 verify --quick --pdl dense.tcw rc=$? after $((SECONDS - T0)) s"; tail -3 "$W/verify-pdl-mb32.txt" | tee -a "$W/summary.txt"
-for tool in memcheck racecheck synccheck; do
-  [ "$(left)" -gt 130 ] || { s "$tool mb32 skipped: $(left) s left"; continue; }
-  timeout 50 compute-sanitizer --tool $tool --error-exitcode 9 "${VM[@]}" --full --no-cublas --no-exact --no-rerun \
-    --kernels dense.tcw --filter '(random|adversarial).*/M(64|256)/' > "$W/$tool-mb32.txt" 2>&1
-  s "$tool mb32 rc=$? after $((SECONDS - T0)) s"; tail -2 "$W/$tool-mb32.txt" | tee -a "$W/summary.txt"
-done
+V=(.deps/gpu/kbit-verify-mb32 --shapes "$R/data/shapes.json")
+verify_run verify-mb32 100 3 "mb32 verify --full dense.tcw M = 64..1024" --full --kernels dense.tcw \
+  --filter '/M(64|128|256|1024)/'
+verify_run verify-pdl-mb32 60 3 "mb32 verify --quick --pdl dense.tcw" --quick --pdl --kernels dense.tcw
+verify_sanitize mb32 130 50 '(random|adversarial).*/M(64|256)/' memcheck racecheck synccheck
 dense_catalogue "$W/dense"
 arm_setup() {
   KERNELS=automatic,automatic_pdl

@@ -81,3 +81,19 @@ device_build_knob_arms() {
     cp "$prefix-${a%%=*}/apps/kbit-verify/kbit-verify" ".deps/gpu/kbit-verify-${a%%=*}"
   done
 }
+
+# device_build_old_start PREFIX: the old sources (.deps/old-src.txz) unpacked to PREFIX-old/src and
+# built into PREFIX-old/build in the background (kbit-bench, 4 jobs), beside device_build_knob_arms;
+# device_build_old_finish PREFIX waits for it and installs .deps/gpu/kbit-bench-old (returns 1 if the
+# build failed).
+device_build_old_start() {
+  device_sys || return 1
+  mkdir -p "$1-old/src" && tar xJf .deps/old-src.txz -C "$1-old/src"
+  device_build "$1-old/src" "$1-old/build" 4 kbit-bench & OLD_BUILD_PID=$!
+}
+device_build_old_finish() {
+  wait "$OLD_BUILD_PID"; local rc=$?
+  s "old build rc=$rc after $((SECONDS - T0)) s"
+  [ $rc = 0 ] || { tail -n 20 "$1-old/build.log" | tee -a "$W/summary.txt"; return 1; }
+  cp "$1-old/build/apps/kbit-bench/kbit-bench" .deps/gpu/kbit-bench-old
+}

@@ -97,6 +97,21 @@ verify_run() {
   s "$label rc=$? after $((SECONDS - T0)) s"; tail -"$n" "$W/$name.txt" | tee -a "$W/summary.txt"
 }
 
+# verify_sanitize NAME MIN_LEFT TIMEOUT_S FILTER TOOL...: for each compute-sanitizer TOOL (memcheck,
+# racecheck, synccheck), while more than MIN_LEFT seconds of the budget are left: kbit-verify (V)
+# --full over the dense.tcw cases FILTER selects, without cuBLAS, the exact-mode launch and the
+# rerun, into $W/TOOL-NAME.txt under the timeout; its rc and tail in the summary.
+verify_sanitize() {
+  local name=$1 min=$2 t=$3 filter=$4 tool
+  shift 4
+  for tool in "$@"; do
+    [ "$(left)" -gt "$min" ] || { s "$tool $name skipped: $(left) s left"; continue; }
+    timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 9 "${V[@]}" --full --no-cublas --no-exact \
+      --no-rerun --kernels dense.tcw --filter "$filter" > "$W/$tool-$name.txt" 2>&1
+    s "$tool $name rc=$? after $((SECONDS - T0)) s"; tail -2 "$W/$tool-$name.txt" | tee -a "$W/summary.txt"
+  done
+}
+
 # bench_rotation TAG ARM...: kbit-bench with the sweep flags in B over the arms in rotation, REPS
 # times (default 2); the run i of n gets an equal share of the budget left, and none starts with
 # less than MIN_LEFT seconds (default 30). Before each run the caller's arm_setup ARM may change

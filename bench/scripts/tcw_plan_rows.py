@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""tcw's partition beside ab_rows.py's k = 2 rows, planned on one and on two CTAs per SM of the
+H100's 132 SMs. A Python copy of tcw_partition (lib/kbit/tcw_sched.h) for reading a record; the
+C++ function is the one the CPU tests check.
+  tcw_plan_rows.py AB_ROWS_TXT
+prints: model shape M N K speedup, then each plan as (kind, CTAs, steps a CTA[, slices])."""
+import json
+import os
+import re
+import sys
+
+STEP_K, ROWS, SMS = 128, 128, 132
+
+
+def partition(M, N, K, slots):
+    mn = 32 if M <= 32 else 64 if M <= 64 else 128 if M <= 128 else 256
+    steps = -(-K // STEP_K)
+    tiles = -(-N // ROWS) * -(-M // mn)
+    units = tiles * steps
+    splits = min(max(1, slots // tiles), max(1, steps // 2))
+    while splits > 1 and splits * M * N * 4 > 32e6:
+        splits -= 1
+    slice_ = -(-steps // splits)
+    per_tile = -(-(tiles * splits) // slots) * slice_
+    ctas_k = max(1, min(slots, units // 2))
+    stream_k = -(-units // ctas_k) * -(-ctas_k // slots)
+    if per_tile >= 32 and 100 * stream_k <= 86 * per_tile:
+        return ('stream-K', ctas_k, -(-units // ctas_k))
+    return ('per tile', tiles * splits, slice_, splits)
+
+
+def main():
+    rows = {}
+    for line in open(sys.argv[1]):
+        m = re.match(r'(\S+)\s+(\S+)\s+M=(\d+) k=2\s+([\d.]+) ->\s+([\d.]+)\s+([\d.]+)x', line)
+        if m:
+            rows[(m[1], m[2], int(m[3]))] = float(m[6])
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    cat = json.load(open(os.path.join(root, 'data', 'shapes.json')))
+    for model in cat['models']:
+        for g in model['gemms']:
+            if g.get('experts', 1) != 1:
+                continue
+            for M in sorted({k[2] for k in rows}):
+                r = rows.get((model['name'], g['name'], M))
+                if r is None:
+                    continue
+                N, K = g['N'], g['K']
+                print(f"{model['name']:16s} {g['name']:26s} M={M:<4d} N={N:<6d} K={K:<6d} {r:.3f}x  "
+                      f"one {partition(M, N, K, SMS)}  two {partition(M, N, K, 2 * SMS)}")
+
+
+if __name__ == '__main__':
+    main()
