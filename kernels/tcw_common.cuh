@@ -65,6 +65,16 @@ constexpr bool kTcwPdlMain = MN == 32 || (kTcwPdlTile<MN> && ((KBIT_TCW_PDL64_BI
 #endif
 template <int MN>
 constexpr bool kTcwMbar = KBIT_TCW_MBAR != 0 && MN >= KBIT_TCW_MBAR;
+// Experiment knob (twenty-eighth session; NOT measured, never run on a GPU): the stream-K kernel's
+// stages on the same bulk copies and mbarriers, over the CTA's whole range of steps (no refill at a
+// segment's end). 0 (the default) off; else the smallest token tile it applies to. The stream-K plans
+// are the widest shapes at M = 33..256 (Llama-3-70B gate_up at M = 256: 1.00x with KBIT_TCW_MBAR,
+// which left that plan's kernel on cp.async; bench/results/2026-11-27-h100-s28land/big).
+#ifndef KBIT_TCW_MBAR_SK
+#define KBIT_TCW_MBAR_SK 0
+#endif
+template <int MN>
+constexpr bool kTcwMbarSK = KBIT_TCW_MBAR_SK != 0 && MN >= KBIT_TCW_MBAR_SK;
 // The activation stages of tcw's 256-token tiles (3 fit with the k = 4 pair table: 3 x 64 KB + 32 KB +
 // the static 2.3 KB within the 227 KB opt-in; the mbarrier form starts the copy of step s + 1 only
 // after step s's wgmma are issued, so 2 stages hide less of it). grouped_tcw keeps 2 (TcwCfg's G:
