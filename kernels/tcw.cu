@@ -74,15 +74,28 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   auto empty_bar = [&](int st) { return smem_addr(&bars[Cfg::kStages + st]); };
   const int64_t u_first = sched_begin(sch, blockIdx.x);
   const int range = static_cast<int>(sched_begin(sch, blockIdx.x + 1) - u_first);  // steps in the range
+  // Thread 0's next copy: its step, row tile and token tile, advanced by one unit per copy (the copies
+  // go in order, t = 0, 1, ...), so no 64-bit division per step.
+  int64_t pos_s = 0, pos_rt = 0, pos_tt = 0;
   auto issue_unit = [&](int t) {  // thread 0: step t of the range into stage t % kStages
-    const int64_t u = u_first + t, tile = u / steps, tt = tile / sch.row_tiles;
     const int slot = t % Cfg::kStages;
     mbar_arrive_expect_tx(full_bar(slot), Cfg::kStageBytes);
-    bulk_copy_g2s(smem_addr(tiles + slot * Cfg::kStageBytes), Ap + (tt * steps + u % steps) * (Cfg::kStageBytes / 16),
+    bulk_copy_g2s(smem_addr(tiles + slot * Cfg::kStageBytes), Ap + (pos_tt * steps + pos_s) * (Cfg::kStageBytes / 16),
                   Cfg::kStageBytes, full_bar(slot));
+    if (++pos_s == steps) {
+      pos_s = 0;
+      if (++pos_rt == sch.row_tiles) {
+        pos_rt = 0;
+        ++pos_tt;
+      }
+    }
   };
   if constexpr (MB) {
     if (threadIdx.x == 0) {
+      const int64_t tile = u_first / steps;
+      pos_s = u_first % steps;
+      pos_rt = tile % sch.row_tiles;
+      pos_tt = tile / sch.row_tiles;
 #pragma unroll
       for (int st = 0; st < Cfg::kStages; ++st) {
         mbar_init(full_bar(st), 1);                  // thread 0's arrive.expect_tx
