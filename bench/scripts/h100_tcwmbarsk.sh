@@ -4,8 +4,9 @@
 # session and never run). The default build is byte-identical to main's (tcw.cu's cubin).
 # Arms built side by side: main (kbit-bench) and sk64 (-DKBIT_TCW_MBAR_SK=64: the 64-token tiles and
 # up; kbit-bench, kbit-verify, kbit_tests_kernels). On sk64, each step gated on the budget: the GPU
-# doctests that force the stream-K plan (exact mode, PDL, the chain) and the occupancy doctest; memcheck,
-# racecheck and synccheck over the forced stream-K doctests; kbit-verify --quick --pdl over dense.tcw and
+# doctests that force the stream-K plan (exact mode, on 4 CTAs for long ranges, PDL, the chain) and the
+# occupancy doctest; memcheck, racecheck and synccheck over the forced stream-K doctests (the 4-CTA one
+# reaches the empty-barrier waits and reused stages); kbit-verify --quick --pdl over dense.tcw and
 # --full over dense.tcw at M = 64, 128, 256 (its timeout is the hang check). Then kbit-bench in rotation,
 # 2 reps: tcw and tcw_pdl over dense at M = 64, 128, 256, k = 2, 4 (main, sk64). The stream-K plans
 # are the widest shapes (Llama-3-70B and -8B gate_up, GLM shared_experts.gate_up; tcw_plan_rows.py).
