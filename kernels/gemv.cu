@@ -596,10 +596,9 @@ int gemv_blocks_per_sm() {
 
 // The staged kernels' resident CTAs per SM, cached per device; 0 where they cannot run, and
 // launch_dense then keeps the register pipeline. The first call on a device opts both modes' kernels
-// in to their dynamic shared memory (above 48 KB with the static arrays of the pair table, which
-// cached_blocks_per_sm's opt-in does not count) and to the largest shared-memory carveout (the
-// resident CTAs the plan counts on need it), then asks for the occupancy; a failed query counts 1
-// CTA, as in cached_blocks_per_sm.
+// in to their dynamic shared memory (above 48 KB with the static arrays of the pair table) and to
+// the largest shared-memory carveout (the resident CTAs the plan counts on need it), then asks for
+// the occupancy; a failed query counts 1 CTA, as in cached_blocks_per_sm.
 template <Act ACT, int KB, bool PT>
 int gemv_staged_blocks_per_sm() {
   static int cache[64] = {};  // 0: not asked yet on that device, -1: the opt-in failed

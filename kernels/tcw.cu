@@ -796,7 +796,14 @@ TcwPads tcw_compute_pads(Kern kern, int bytes, int dev) {
   }
   return r;
 }
-// SK: the stream-K kernel, else tcw_kernel.
+// The plan's main kernel: SK the stream-K kernel, else tcw_kernel.
+template <Act ACT, int KB, int MN, bool PR, bool SK>
+constexpr auto tcw_main_kernel() {
+  if constexpr (SK)
+    return tcw_streamk_kernel<ACT, KB, MN, PR>;
+  else
+    return tcw_kernel<ACT, KB, MN, PR>;
+}
 template <Act ACT, int KB, int MN, bool PR, bool SK>
 const TcwPads& tcw_pads() {
   static std::once_flag once[64];
@@ -805,19 +812,20 @@ const TcwPads& tcw_pads() {
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return none;
   std::call_once(once[dev], [dev] {
-    if constexpr (SK)
-      pads[dev] = tcw_compute_pads(tcw_streamk_kernel<ACT, KB, MN, PR>, tcw_smem_bytes<MN, PR>(), dev);
-    else
-      pads[dev] = tcw_compute_pads(tcw_kernel<ACT, KB, MN, PR>, tcw_smem_bytes<MN, PR>(), dev);
+    pads[dev] = tcw_compute_pads(tcw_main_kernel<ACT, KB, MN, PR, SK>(), tcw_smem_bytes<MN, PR>(), dev);
   });
   return pads[dev];
 }
-// The launch size of a plan's kernel (with or without PDL) and its cap set.
-template <typename Kern>
-cudaError_t tcw_launch_bytes(Kern kern, const TcwPads& pads, int bytes, bool pdl, int ctas_per_sm, int& launch_bytes) {
+// The launch size of the plan's main kernel (padded under PDL where the plan counts fewer CTAs per
+// SM than it holds), and its cap set.
+template <Act ACT, int KB, int MN, bool PR, bool SK>
+cudaError_t tcw_launch_bytes(bool pdl, int ctas_per_sm, int& launch_bytes) {
+  constexpr int bytes = tcw_smem_bytes<MN, PR>();
+  const TcwPads& pads = tcw_pads<ACT, KB, MN, PR, SK>();
   const int pad = pdl && ctas_per_sm >= 1 && ctas_per_sm <= kTcwMaxPadCtas ? pads.pad[ctas_per_sm] : 0;
   launch_bytes = pad > 0 ? pad : bytes;
-  return cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, std::max(bytes, pads.cap));
+  return cudaFuncSetAttribute(tcw_main_kernel<ACT, KB, MN, PR, SK>(), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              std::max(bytes, pads.cap));
 }
 
 // Whether launch_t launches a plan's kernels with LinearArgs::pdl (comment there).
@@ -847,8 +855,7 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   if (p.sched.splits > 0) {  // per tile: tcw_kernel on (row tiles, token tiles, slices), slices summed by tcw_reduce_kernel
     auto kern = tcw_kernel<ACT, KB, MN, PR>;
     int launch_bytes = bytes;
-    if (cudaError_t e = tcw_launch_bytes(kern, tcw_pads<ACT, KB, MN, PR, false>(), bytes, pdl, p.ctas_per_sm, launch_bytes);
-        e != cudaSuccess)
+    if (cudaError_t e = tcw_launch_bytes<ACT, KB, MN, PR, false>(pdl, p.ctas_per_sm, launch_bytes); e != cudaSuccess)
       return e;
     SplitK sk;
     sk.splits = p.sched.splits;
@@ -867,8 +874,7 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   // stream-K: tcw_streamk_kernel on one wave, shared tiles summed by tcw_fixup_kernel
   auto kern = tcw_streamk_kernel<ACT, KB, MN, PR>;
   int launch_bytes = bytes;
-  if (cudaError_t e = tcw_launch_bytes(kern, tcw_pads<ACT, KB, MN, PR, true>(), bytes, pdl, p.ctas_per_sm, launch_bytes);
-      e != cudaSuccess)
+  if (cudaError_t e = tcw_launch_bytes<ACT, KB, MN, PR, true>(pdl, p.ctas_per_sm, launch_bytes); e != cudaSuccess)
     return e;
   if (cudaError_t e = launch_ex(kern, dim3(static_cast<unsigned>(p.sched.ctas)), kTcwThreads, launch_bytes, a.stream, 1, pdl,
                                 static_cast<const uint4*>(permuted), static_cast<T*>(a.C), static_cast<int>(a.M), a.w,
@@ -924,22 +930,20 @@ TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl) {
   with_variant(p.mn, w.bits, p.pairs, 0, [&](auto kb, auto tile, auto pr) {
     constexpr int KB = decltype(kb)::value, MN = decltype(tile)::value;
     constexpr bool PR = decltype(pr)::value;
-    constexpr int bytes = tcw_smem_bytes<MN, PR>();
-    const bool live = tcw_launch_pdl<MN, KB>(pdl, p);  // as launch_t decides
-    auto sk = tcw_streamk_kernel<Act::f16, KB, MN, PR>;
-    auto pt = tcw_kernel<Act::f16, KB, MN, PR>;
-    int n = 0;
-    cudaError_t e = o.stream_k ? tcw_launch_bytes(sk, tcw_pads<Act::f16, KB, MN, PR, true>(), bytes, live, p.ctas_per_sm, o.smem)
-                               : tcw_launch_bytes(pt, tcw_pads<Act::f16, KB, MN, PR, false>(), bytes, live, p.ctas_per_sm, o.smem);
-    if (e == cudaSuccess &&
-        (o.stream_k ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, sk, kTcwThreads, o.smem)
-                    : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, pt, kTcwThreads, o.smem)) == cudaSuccess)
-      o.resident = n;
-    n = 0;  // what the stream-K kernel holds at its size (its cap is at least that: tcw_pads)
-    if (cudaFuncSetAttribute(sk, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             std::max(bytes, tcw_pads<Act::f16, KB, MN, PR, true>().cap)) == cudaSuccess &&
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, sk, kTcwThreads, bytes) == cudaSuccess)
-      o.streamk = n;
+    // The kernel's resident CTAs at the size launch_t gives it (tcw_launch_pdl: as launch_t decides).
+    auto resident = [&](auto sk, bool pdl_launch, int& bytes) {
+      constexpr bool SK = decltype(sk)::value;
+      int n = 0;
+      if (tcw_launch_bytes<Act::f16, KB, MN, PR, SK>(pdl_launch, p.ctas_per_sm, bytes) == cudaSuccess &&
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, tcw_main_kernel<Act::f16, KB, MN, PR, SK>(), kTcwThreads,
+                                                        bytes) == cudaSuccess)
+        return n;
+      return 0;
+    };
+    const bool live = tcw_launch_pdl<MN, KB>(pdl, p);
+    o.resident = o.stream_k ? resident(std::true_type{}, live, o.smem) : resident(std::false_type{}, live, o.smem);
+    int plain_bytes = 0;  // what the stream-K kernel holds at its unpadded size
+    o.streamk = resident(std::true_type{}, false, plain_bytes);
     return 0;
   });
   return o;

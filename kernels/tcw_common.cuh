@@ -40,13 +40,13 @@ constexpr int kTcwRows = 128;  // weight rows per CTA
 // instructions do nothing in a launch without the PDL attribute).
 template <int MN>
 constexpr bool kTcwPdlTile = MN == 32 || (KBIT_TCW_PDL64 != 0 && MN == 64);
-// The (token tile, k) whose main kernels carry them and are launched with LinearArgs::pdl.
+// The (token tile, k) whose main kernels (per-tile and stream-K) carry them and are launched with
+// LinearArgs::pdl. (k = 2's 64-token stream-K grids were once kept off PDL: they lost up to 0.64x
+// under it, Llama-3-70B gate_up M = 64 193 -> 300 us, bench/results/2026-11-27-h100-tcwpdl64k2, while
+// the plan counted 1 CTA per SM for a kernel that holds 2, so a PDL grid piled onto some SMs; with
+// the count right they gain 1.00-1.02x under PDL, -occfix.)
 template <int MN, int KB>
 constexpr bool kTcwPdlMain = MN == 32 || (kTcwPdlTile<MN> && ((KBIT_TCW_PDL64_BITS >> KB) & 1) != 0);
-// Their stream-K kernels (and fixups) too. k = 2's 64-token stream-K grids were once kept off PDL: they
-// lost up to 0.64x under it (Llama-3-70B gate_up M = 64 193 -> 300 us, bench/results/2026-11-27-
-// h100-tcwpdl64k2) while the plan counted 1 CTA per SM for a kernel that holds 2, so a PDL grid
-// piled onto some SMs; with the count right they gain 1.00-1.02x under PDL (-occfix).
 
 // tcw_kernel's activation stages through one thread's bulk copies counted by per-stage mbarriers
 // (full: the copy landed; empty: every warp's wgmma of the step that read the stage is done) instead
