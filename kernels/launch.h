@@ -104,7 +104,8 @@ size_t tcw_workspace_bytes(int64_t M, const TiledView& w);
 bool tcw_uses_pairs(const TiledView& w);
 cudaError_t launch_tcw(const LinearArgs& a);
 // Tests only: force tcw's work partition (0: by makespan, the default; 1: per tile; 2: stream-K,
-// so that small shapes exercise the stream-K kernel and its fixup). Set it before the workspace
+// so that small shapes exercise the stream-K kernel and its fixup; 3: stream-K on at most 4 CTAs,
+// so that each CTA's range runs many steps across tiles). Set it before the workspace
 // query; it applies to the whole process.
 void tcw_force_plan(int mode);
 // Tests only: tcw's CTAs per SM at M on w: the plan's count (plan); the plan's kernel (tcw_kernel for

@@ -63,7 +63,51 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
   const int64_t N = w.N, K = w.K;
   const int64_t steps = tcw_steps(K), ktiles = k_tiles(K);
-  __syncthreads();  // codebook and scales staged
+#if KBIT_TCW_MBAR_SK
+  // MB: the stages through thread 0's bulk copies and per-stage mbarriers (KBIT_TCW_MBAR_SK,
+  // tcw_common.cuh), over the CTA's whole range: step j of the range (every segment's steps in turn)
+  // uses stage j % kStages, and thread 0 copies step j + kStages - 1 as soon as every warp released
+  // that stage, across segment ends (no pipeline refill per segment, no barrier between them).
+  constexpr bool MB = kTcwMbarSK<MN>;
+  __shared__ uint64_t bars[2 * Cfg::kStages];  // full[kStages], then empty[kStages]
+  auto full_bar = [&](int st) { return smem_addr(&bars[st]); };
+  auto empty_bar = [&](int st) { return smem_addr(&bars[Cfg::kStages + st]); };
+  const int64_t u_first = sched_begin(sch, blockIdx.x);
+  const int range = static_cast<int>(sched_begin(sch, blockIdx.x + 1) - u_first);  // steps in the range
+  // Thread 0's next copy: its step, row tile and token tile, advanced by one unit per copy (the copies
+  // go in order, t = 0, 1, ...), so no 64-bit division per step.
+  int64_t pos_s = 0, pos_rt = 0, pos_tt = 0;
+  auto issue_unit = [&](int t) {  // thread 0: step t of the range into stage t % kStages
+    const int slot = t % Cfg::kStages;
+    mbar_arrive_expect_tx(full_bar(slot), Cfg::kStageBytes);
+    bulk_copy_g2s(smem_addr(tiles + slot * Cfg::kStageBytes), Ap + (pos_tt * steps + pos_s) * (Cfg::kStageBytes / 16),
+                  Cfg::kStageBytes, full_bar(slot));
+    if (++pos_s == steps) {
+      pos_s = 0;
+      if (++pos_rt == sch.row_tiles) {
+        pos_rt = 0;
+        ++pos_tt;
+      }
+    }
+  };
+  if constexpr (MB) {
+    if (threadIdx.x == 0) {
+      const int64_t tile = u_first / steps;
+      pos_s = u_first % steps;
+      pos_rt = tile % sch.row_tiles;
+      pos_tt = tile / sch.row_tiles;
+#pragma unroll
+      for (int st = 0; st < Cfg::kStages; ++st) {
+        mbar_init(full_bar(st), 1);                  // thread 0's arrive.expect_tx
+        mbar_init(empty_bar(st), kTcwThreads / 32);  // one arrival per warp
+      }
+      mbar_init_fence();  // before thread 0's first bulk copy; the others use them after __syncthreads
+      for (int t = 0; t < Cfg::kStages - 1 && t < range; ++t) issue_unit(t);
+    }
+  }
+  int j = 0;  // MB: the steps of the range consumed so far
+#endif
+  __syncthreads();  // codebook and scales staged (and, with MB, the mbarriers initialised)
   const uint32_t cb_base = smem_addr(sm.cb);
   float cbr[KB <= 3 ? 1 << KB : 1];
 #pragma unroll
@@ -97,8 +141,11 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     }
     cp_async_commit();
   };
+#if KBIT_TCW_MBAR_SK
+  if constexpr (!MB)
+#endif
 #pragma unroll
-  for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(sb + st, st);
+    for (int st = 0; st < Cfg::kStages - 1; ++st) issue_tile(sb + st, st);
 
   // The lane's block (step s: k-tile 2 s + q / 2, half q % 2) of rows n_lo and n_hi.
   const bool row_ok[2] = {n_lo < N, n_hi < N};
@@ -124,6 +171,16 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   // starts 2 i core-matrix columns in: descriptor + 16 i (the address field counts 16 bytes).
   int stage = 0;  // of step s
   auto sync_step = [&](int64_t s) -> uint64_t {
+#if KBIT_TCW_MBAR_SK
+    if constexpr (MB) {
+      // No CTA barrier: wait for step j's copy, retire this warp's wgmma of step j - 1, and tell
+      // thread 0 (refill) that this warp is done with the stage step j - 1 read.
+      mbar_wait(full_bar(j % Cfg::kStages), static_cast<uint32_t>((j / Cfg::kStages) & 1));
+      wgmma_wait<0>();
+      if (j > 0 && lane == 0) mbar_arrive(empty_bar((j - 1) % Cfg::kStages));
+      return tcv::tcw_desc(smem_addr(tiles + (j % Cfg::kStages) * Cfg::kStageBytes));
+    }
+#endif
     cp_async_wait<Cfg::kStages - 2>();  // this thread's copies of step s landed
     fence_proxy_async_smem();           // ... and are visible to wgmma's reads
     wgmma_wait<0>();                    // step s - 1's wgmma are done with their tile and registers
@@ -132,6 +189,21 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     const uint64_t d = tcv::tcw_desc(smem_addr(tiles + stage * Cfg::kStageBytes));
     stage = stage + 1 == Cfg::kStages ? 0 : stage + 1;
     return d;
+  };
+  // MB, after step j's wgmma are issued: thread 0 copies step j + kStages - 1 into the stage step
+  // j - 1 used, once every warp has released it (its empty barrier's phase for that use); then the
+  // next step.
+  auto refill = [&] {
+#if KBIT_TCW_MBAR_SK
+    if constexpr (MB) {
+      const int t = j + Cfg::kStages - 1;
+      if (threadIdx.x == 0 && t < range) {
+        if (t >= Cfg::kStages) mbar_wait(empty_bar(t % Cfg::kStages), static_cast<uint32_t>((t / Cfg::kStages - 1) & 1));
+        issue_unit(t);
+      }
+      ++j;
+    }
+#endif
   };
   // Issue wgmma for sub-steps i0 .. i0 + I - 1 with the A fragments a[0 .. I-1] and commit them as
   // one group. The fences pin the fragments and accumulators in their registers before the wgmma
@@ -181,6 +253,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
 #pragma unroll
       for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, 4 + i, a1[i]);
       issue(a1, d, 4);
+      refill();
     }
   } else if constexpr (KB >= 4) {
     // Half steps: the fragments of sub-steps 0..3 and 4..7 live in a0 and a1 (32 registers, not 64)
@@ -203,6 +276,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
 #pragma unroll
       for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, 4 + i, a1[i]);
       issue(a1, d, 4);
+      refill();
     }
   } else {
     // k <= 3: the byte tables give all 8 fragments at once (W), so whole steps alternate between
@@ -219,6 +293,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
 #pragma unroll
         for (int r = 0; r < 4; ++r) a[i][r] = W[r & 1][tcv::bt_pair_r(i, r)][tcv::bt_pair_c(i)];
       issue(a, sync_step(s), 0);
+      refill();
     };
     uint32_t fa[2][tcv::kMmasPerStep][4];
     for (int s = sb32; s < se32; s += 2) {
@@ -260,7 +335,10 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
       for (int r = 0; r < 4; ++r)
         part[(8 * t + 2 * q + (r & 1)) * kTcwRows + row + 8 * (r >> 1)] = acc[4 * t + r];
   }
-  __syncthreads();  // every warp is done with this segment's stages before the next one's copies
+#if KBIT_TCW_MBAR_SK
+  if constexpr (!MB)
+#endif
+    __syncthreads();  // every warp is done with this segment's stages before the next one's copies
   }  // segments
 #else
   (void)Ap, (void)C, (void)M, (void)w, (void)sch;

@@ -58,13 +58,26 @@ constexpr bool kTcwPdlMain = MN == 32 || (kTcwPdlTile<MN> && ((KBIT_TCW_PDL64_BI
 // lowest row 0.97x (Llama-3-70B gate_up M = 1024 k = 4 1810 -> 1544 us; bench/results/2026-11-27-
 // h100-occfix, -s28land/big); at M = 128 (three stages in both forms) k = 2 1.08x, k = 4 1.03x, lowest
 // row 0.99x (-s28land/m128). At 32- and 64-token tiles only verified (mb32, -s28first: at M = 1024 it
-// was 1.00x with two stages at 256). The stream-K kernel keeps the cp.async form (its stages follow
-// KBIT_TCW_STAGES256 too).
+// was 1.00x with two stages at 256). The stream-K kernel's form is KBIT_TCW_MBAR_SK's (below; its stages
+// follow KBIT_TCW_STAGES256 too).
 #ifndef KBIT_TCW_MBAR
 #define KBIT_TCW_MBAR 128
 #endif
 template <int MN>
 constexpr bool kTcwMbar = KBIT_TCW_MBAR != 0 && MN >= KBIT_TCW_MBAR;
+// KBIT_TCW_MBAR_SK: the stream-K kernel's stages on the same bulk copies and mbarriers, over the CTA's
+// whole range of steps (one step counter across segments: no pipeline refill and no CTA barrier at a
+// segment's end); the smallest token tile it applies to (0 off). Default 128. Measured on the H100
+// against the cp.async form (bench/results/2026-11-27-h100-tcwmbarsk, from 64-token tiles up): the
+// stream-K plans (Llama-3-70B and -8B gate_up, GLM shared_experts.gate_up) gained 1.03-1.27x at M = 128
+// and 256 (Llama-3-70B gate_up M = 256 k = 2 439 -> 346 us, k = 4 412 -> 364); at 64-token tiles k = 2
+// lost 0.80-0.89x: the mbarrier form takes k = 2's kernel from 127 to 156 registers, so an SM holds one
+// CTA instead of two (tcw_slots then plans for one).
+#ifndef KBIT_TCW_MBAR_SK
+#define KBIT_TCW_MBAR_SK 128
+#endif
+template <int MN>
+constexpr bool kTcwMbarSK = KBIT_TCW_MBAR_SK != 0 && MN >= KBIT_TCW_MBAR_SK;
 // The activation stages of tcw's 256-token tiles (3 fit with the k = 4 pair table: 3 x 64 KB + 32 KB +
 // the static 2.3 KB within the 227 KB opt-in; the mbarrier form starts the copy of step s + 1 only
 // after step s's wgmma are issued, so 2 stages hide less of it). grouped_tcw keeps 2 (TcwCfg's G:

@@ -259,6 +259,18 @@ TEST_CASE("gpu: tcw's stream-K plan equals the CPU reference bit for bit in exac
   gpu::detail::tcw_force_plan(0);
 }
 
+TEST_CASE("gpu: tcw's stream-K plan on 4 CTAs (long ranges across tiles) equals the CPU reference bit for bit") {
+  // The forced plan above gives the small shapes 2-3 steps a CTA; here at most 4 CTAs share the
+  // units, so a CTA's range runs many steps across several tiles (its stages reused, every pipeline
+  // wait reached: KBIT_TCW_MBAR_SK's steady state and segment ends).
+  if (!gpu::tcw_supported()) return;
+  CublasHandle cublas;
+  gpu::detail::tcw_force_plan(3);
+  check_dense_exact({{gpu::Kernel::tcw, cublas.h}}, {{130, 2080}, {576, 256}, {64, 4096}, {8, 96}},
+                    {1, 33, 64, 65, 257}, 103, "stream-K plan on 4 CTAs: ");
+  gpu::detail::tcw_force_plan(0);
+}
+
 TEST_CASE("gpu: gemv's and tcv's cluster and workspace split-K equal the CPU reference bit for bit in exact mode") {
   // gemv splits K over 8 CTAs of one cluster on {130, 2080} (3 row tiles, 33 k-tiles), 3 on
   // {70, 768}, 6 on {64, 1600} (odd slices, a partial row tile) and 16 through the workspace on

@@ -185,7 +185,7 @@ TEST_CASE("tcw_partition: every unit covered, one wave for stream-K, the partial
     for (int64_t N : {512, 2048, 8960, 57344})
       for (int64_t steps : {1, 2, 4, 16, 64, 224})
         for (int64_t slots : {132, 264})
-          for (int force : {0, 1, 2}) {
+          for (int force : {0, 1, 2, 3}) {
             const int64_t tiles = (N + 127) / 128 * ((M + 63) / 64);
             const kbit::TcwPartition p = kbit::tcw_partition(M, N, steps, tiles, slots, force);
             INFO("M ", M, " N ", N, " steps ", steps, " slots ", slots, " force ", force);
@@ -203,6 +203,7 @@ TEST_CASE("tcw_partition: every unit covered, one wave for stream-K, the partial
               if (p.splits > 1) CHECK(static_cast<double>(p.splits) * M * N * 4 <= 32.0e6);
             }
             if (force == 1) CHECK(p.splits > 0);
-            if (force == 2) CHECK(p.splits == 0);
+            if (force >= 2) CHECK(p.splits == 0);
+            if (force == 3) CHECK(p.ctas <= 4);
           }
 }

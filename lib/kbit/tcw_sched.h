@@ -67,7 +67,7 @@ constexpr int pad_smem_bytes(int per_sm, int static_bytes, int reserved, int cta
 // (bench/results/2026-11-25-h100-streamk) it won 1.00-1.28x there (Llama-3-70B gate_up M = 64 274 ->
 // 219 us) but lost up to 1.8x on short makespans (<= 16 steps: GLM kv_b_proj, K = 512), where its
 // fixup and per-segment pipeline refills cost more than the idle slots. force: 0 by makespan, 1 per
-// tile, 2 stream-K (tests).
+// tile, 2 stream-K, 3 stream-K on at most 4 CTAs (tests).
 struct TcwPartition {
   int64_t ctas = 1;
   int splits = 1;         // > 0: per tile (TcwSched::splits); 0: stream-K
@@ -79,10 +79,11 @@ inline TcwPartition tcw_partition(int64_t M, int64_t N, int64_t steps, int64_t t
   while (splits > 1 && static_cast<double>(splits) * M * N * 4 > 32.0e6) --splits;
   const int64_t slice = (steps + splits - 1) / splits;
   const int64_t per_tile = (tiles * splits + slots - 1) / slots * slice;
-  const int64_t ctas_k = std::max<int64_t>(1, std::min<int64_t>(slots, units / 2));
+  // (force 3, tests: stream-K on at most 4 CTAs, so that small shapes give each CTA a long range)
+  const int64_t ctas_k = std::max<int64_t>(1, std::min<int64_t>(force == 3 ? std::min<int64_t>(slots, 4) : slots, units / 2));
   const int64_t stream_k = (units + ctas_k - 1) / ctas_k * ((ctas_k + slots - 1) / slots);
   TcwPartition r;
-  if (force == 2 || (force == 0 && per_tile >= 32 && 100 * stream_k <= 86 * per_tile)) {
+  if (force >= 2 || (force == 0 && per_tile >= 32 && 100 * stream_k <= 86 * per_tile)) {
     r.ctas = ctas_k;
     r.splits = 0;
     r.cta_steps = (units + ctas_k - 1) / ctas_k;
