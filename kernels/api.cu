@@ -401,7 +401,8 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // vs 10.6) except GLM shared_experts.gate_up (N = 20480, 42 M weights: 0.95x); up to M = 64 it
   // beats everything but short rows on narrow weights (K <= 512, N < 8192: Qwen3
   // shared_expert.down); at M = 65..128 from 4 M weights, at 129..256 from 8 M, at 257..512 on long
-  // rows (K >= 5120) from 8 M or from 40 M weights; from M = 1024 dequantize + cuBLAS is faster.
+  // rows (K >= 5120) from 8 M or from 40 M weights; from M = 1024 dequantize + cuBLAS was faster then
+  // (tcw's mbarrier stages took back 513..1024 from 40 M weights at k <= 4, below).
   // M = 9..15 share M = 16's tiles in both kernels. The M = 9..16 exclusion (N >= 16384 below 100 M
   // weights) is the narrowest bound that keeps GLM's shared_experts.gate_up (20480 x 2048) on tcv
   // and Llama-3-8B / 70B gate_up (28672 x 4096, 117 M; 57344 x 8192) on tcw; no catalogue shape
@@ -443,6 +444,16 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     if (M <= 256 && weights >= (have_cublas ? 10.0e6 : 8.0e6)) return Kernel::tcw;
     if (M <= 512 && ((w.K >= 5120 && weights >= (have_cublas ? 16.0e6 : 8.0e6)) || weights >= 40.0e6))
       return Kernel::tcw;
+    // At 513..1024 from 40 M weights at k <= 4 since tcw's mbarrier stages (bench/results/2026-11-27-
+    // h100-sk128land/ldisp, tcw_pdl against dequant_cublas at M = 1024: 1.12-1.25x at k = 2, 1.04-1.15x
+    // at k = 4 on every such shape, at k = 5 0.92-0.99x; then automatic old / new in one call, bench/
+    // results/2026-11-27-h100-m1024/disp: 1.07-1.31x on the rows that moved, k = 3 1.09-1.23x, Llama-3-70B
+    // mlp.down 849 -> 715 us at k = 4).
+    // Without a handle the alternative is mma, 2.7-4.7x slower than tcw at M = 1024 on every Llama-3
+    // shape from 4.2 M weights up (k = 4, 5; bench/results/2026-11-27-h100-m1024/mma: Llama-3-8B k_proj
+    // 85.5 against 31.1 us, Llama-3-70B mlp.down 3332 against 751): tcw from 4 M there (at 257..512 the
+    // earlier bounds stand, not measured again).
+    if (M > 512 && M <= 1024 && (have_cublas ? weights >= 40.0e6 && w.bits <= 4 : weights >= 4.0e6)) return Kernel::tcw;
   }
   // (dequant_cublas needs a handle, and a K its dequantize takes.)
   if (!have_cublas || !detail::dequant_fits(w)) return Kernel::mma;

@@ -831,14 +831,16 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
   // choose_kernel reads only the shape (no memory allocated). With a cuBLAS handle (bench/results/
   // 2026-11-27-h100-ldisp): tcw up to M = 32 on every shape (the short narrow rows only with live
   // PDL), at M = 64 too (the short narrow rows only with live PDL at k <= 4: -tcwpdl64*), at
-  // 65..128 from 4 M weights on rows of K > 512, at 129..256 from 10 M, at 257..512 from 16 M on rows of K >= 5120 or from 40 M; dequant_cublas
-  // elsewhere. Without one, the earlier bounds (4 M at M <= 128, 8 M at M <= 256 and on long rows at
-  // M <= 512) against mma.
+  // 65..128 from 4 M weights on rows of K > 512, at 129..256 from 10 M, at 257..512 from 16 M on rows of K >= 5120 or from 40 M,
+  // at 513..1024 from 40 M at k <= 4 (-sk128land/ldisp, -m1024); dequant_cublas elsewhere. Without one,
+  // the earlier bounds (4 M at M <= 128, 8 M at M <= 256 and on long rows at M <= 512) against mma, and
+  // 4 M at 513..1024 (-m1024/mma).
   if (!gpu::tcw_supported()) return;
   TiledView w;
   struct Case {
     int64_t N, K, M;
     gpu::Kernel with_cublas, without;
+    bool k5_dq = false;  // with a handle at k = 5: dequant_cublas instead of with_cublas
   };
   const gpu::Kernel tcw = gpu::Kernel::tcw, dq = gpu::Kernel::dequant_cublas, mma = gpu::Kernel::mma;
   const std::vector<Case> cases = {
@@ -853,9 +855,14 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
       {2048, 10240, 512, tcw, tcw},  // GLM shared_experts.down, 21 M
       {4096, 4096, 512, dq, mma},    // Llama-3-8B q_proj, 16.8 M, K < 5120
       {20480, 2048, 512, tcw, tcw},  // GLM shared_experts.gate_up, 42 M
-      {8192, 8192, 1024, dq, mma},   // Llama-3-70B q_proj
+      {8192, 8192, 1024, tcw, tcw, true},   // Llama-3-70B q_proj, 67 M (k <= 4 with a handle)
+      {20480, 2048, 1024, tcw, tcw, true},  // GLM shared_experts.gate_up, 42 M (k <= 4 with a handle)
+      {4096, 4096, 1024, dq, tcw},          // Llama-3-8B q_proj, 16.8 M
+      {1024, 4096, 1024, dq, tcw},          // Llama-3-8B k_proj, 4.2 M
+      {512, 2048, 1024, dq, mma},           // Qwen3 k_proj, 1 M
+      {8192, 8192, 2048, dq, mma},          // beyond M = 1024
   };
-  for (int bits : {4, 5}) {  // (the bounds above M = 16 are the same at every k but the short narrow rows')
+  for (int bits : {2, 4, 5}) {  // (the bounds differ by k only on the short narrow rows and at 513..1024)
     w.bits = bits;
     w.half_cb = bits == 4;
     for (const Case& c : cases) {
@@ -865,7 +872,8 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
         // short narrow rows: tcw under live PDL (to M = 64 at k <= 4), dequant_cublas launched plainly
         const bool live = pdl && gpu::detail::device_has_pdl();
         const bool short_narrow = c.K <= 512 && c.N < 8192 && c.M <= 64;
-        const gpu::Kernel want = short_narrow ? (live && (c.M <= 32 || bits <= 4) ? tcw : dq) : c.with_cublas;
+        const gpu::Kernel want = short_narrow ? (live && (c.M <= 32 || bits <= 4) ? tcw : dq)
+                                 : bits == 5 && c.k5_dq ? dq : c.with_cublas;
         CHECK_MESSAGE(gpu::choose_kernel(c.M, w, Act::f16, true, pdl) == want, "N=", c.N, " K=", c.K, " M=", c.M,
                       " k=", bits, " pdl=", pdl);
         CHECK_MESSAGE(gpu::choose_kernel(c.M, w, Act::f16, false, pdl) == c.without, "no cuBLAS: N=", c.N,
