@@ -3,7 +3,8 @@
 # cuBLAS handle, from the audit in bench/results/2026-11-27-h100-sk128land/ldisp), and an experiment arm,
 # KBIT_TCW_MBAR_SK64K2=1 (k = 2's 64-token stream-K kernel on mbarriers, bounded to 128 registers so that
 # an SM keeps two CTAs). One call, three builds side by side: old (HEAD before the dispatch change,
-# .deps/old-src.txz), new (this tree) and k2 (this tree with the knob).
+# .deps/old-src.txz), new (this tree) and k2 (this tree with the knob). The knob measured null and was
+# removed after this call (bench/results/2026-11-27-h100-m1024): the k2 arm now builds the same as new.
 # - new: the dispatch doctests; kbit-verify --full over dense.automatic at M = 1024 (its catalogue cases
 #   include Llama-3-70B q_proj, o_proj, mlp.down, gate_up and Llama-3-8B gate_up), with and without --pdl.
 # - k2: the stream-K doctests (exact mode, 4 CTAs, PDL), memcheck and racecheck over them.
