@@ -69,9 +69,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   // uses stage j % kStages, and thread 0 copies step j + kStages - 1 as soon as every warp released
   // that stage, across segment ends (no pipeline refill per segment, no barrier between them).
   constexpr bool MB = kTcwMbarSK<MN>;
-  __shared__ uint64_t bars[2 * Cfg::kStages];  // full[kStages], then empty[kStages]
-  auto full_bar = [&](int st) { return smem_addr(&bars[st]); };
-  auto empty_bar = [&](int st) { return smem_addr(&bars[Cfg::kStages + st]); };
+  __shared__ TcwStageBars<Cfg::kStages> bars;
   const int64_t u_first = sched_begin(sch, blockIdx.x);
   const int range = static_cast<int>(sched_begin(sch, blockIdx.x + 1) - u_first);  // steps in the range
   // Thread 0's next copy: its step, row tile and token tile, advanced by one unit per copy (the copies
@@ -79,9 +77,9 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   int64_t pos_s = 0, pos_rt = 0, pos_tt = 0;
   auto issue_unit = [&](int t) {  // thread 0: step t of the range into stage t % kStages
     const int slot = t % Cfg::kStages;
-    mbar_arrive_expect_tx(full_bar(slot), Cfg::kStageBytes);
+    mbar_arrive_expect_tx(bars.full(slot), Cfg::kStageBytes);
     bulk_copy_g2s(smem_addr(tiles + slot * Cfg::kStageBytes), Ap + (pos_tt * steps + pos_s) * (Cfg::kStageBytes / 16),
-                  Cfg::kStageBytes, full_bar(slot));
+                  Cfg::kStageBytes, bars.full(slot));
     if (++pos_s == steps) {
       pos_s = 0;
       if (++pos_rt == sch.row_tiles) {
@@ -96,12 +94,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
       pos_s = u_first % steps;
       pos_rt = tile % sch.row_tiles;
       pos_tt = tile / sch.row_tiles;
-#pragma unroll
-      for (int st = 0; st < Cfg::kStages; ++st) {
-        mbar_init(full_bar(st), 1);                  // thread 0's arrive.expect_tx
-        mbar_init(empty_bar(st), kTcwThreads / 32);  // one arrival per warp
-      }
-      mbar_init_fence();  // before thread 0's first bulk copy; the others use them after __syncthreads
+      bars.init();
       for (int t = 0; t < Cfg::kStages - 1 && t < range; ++t) issue_unit(t);
     }
   }
@@ -175,9 +168,9 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     if constexpr (MB) {
       // No CTA barrier: wait for step j's copy, retire this warp's wgmma of step j - 1, and tell
       // thread 0 (refill) that this warp is done with the stage step j - 1 read.
-      mbar_wait(full_bar(j % Cfg::kStages), static_cast<uint32_t>((j / Cfg::kStages) & 1));
+      mbar_wait(bars.full(j % Cfg::kStages), static_cast<uint32_t>((j / Cfg::kStages) & 1));
       wgmma_wait<0>();
-      if (j > 0 && lane == 0) mbar_arrive(empty_bar((j - 1) % Cfg::kStages));
+      if (j > 0 && lane == 0) mbar_arrive(bars.empty((j - 1) % Cfg::kStages));
       return tcv::tcw_desc(smem_addr(tiles + (j % Cfg::kStages) * Cfg::kStageBytes));
     }
 #endif
@@ -198,7 +191,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     if constexpr (MB) {
       const int t = j + Cfg::kStages - 1;
       if (threadIdx.x == 0 && t < range) {
-        if (t >= Cfg::kStages) mbar_wait(empty_bar(t % Cfg::kStages), static_cast<uint32_t>((t / Cfg::kStages - 1) & 1));
+        if (t >= Cfg::kStages) mbar_wait(bars.empty(t % Cfg::kStages), static_cast<uint32_t>((t / Cfg::kStages - 1) & 1));
         issue_unit(t);
       }
       ++j;
@@ -361,18 +354,9 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
   stage_scales(sm.scale);
 #if KBIT_TCW_MBAR
   constexpr bool MB = kTcwMbar<MN>;  // the stages through bulk copies and mbarriers
-  __shared__ uint64_t bars[2 * Cfg::kStages];  // full[kStages], then empty[kStages]
-  auto full_bar = [&](int st) { return smem_addr(&bars[st]); };
-  auto empty_bar = [&](int st) { return smem_addr(&bars[Cfg::kStages + st]); };
+  __shared__ TcwStageBars<Cfg::kStages> bars;
   if constexpr (MB) {
-    if (threadIdx.x == 0) {
-#pragma unroll
-      for (int st = 0; st < Cfg::kStages; ++st) {
-        mbar_init(full_bar(st), 1);                     // thread 0's arrive.expect_tx
-        mbar_init(empty_bar(st), kTcwThreads / 32);     // one arrival per warp
-      }
-      mbar_init_fence();  // before thread 0's first bulk copy; the others use them after __syncthreads
-    }
+    if (threadIdx.x == 0) bars.init();
   }
 #endif
 
@@ -414,9 +398,9 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
 #if KBIT_TCW_MBAR
     if constexpr (MB) {  // thread 0 alone: the whole stage in one bulk copy
       if (threadIdx.x == 0 && s < se) {
-        mbar_arrive_expect_tx(full_bar(stage), Cfg::kStageBytes);
+        mbar_arrive_expect_tx(bars.full(stage), Cfg::kStageBytes);
         bulk_copy_g2s(smem_addr(tiles + stage * Cfg::kStageBytes), bsrc + s * (Cfg::kStageBytes / 16),
-                      Cfg::kStageBytes, full_bar(stage));
+                      Cfg::kStageBytes, bars.full(stage));
       }
       return;
     }
@@ -454,9 +438,9 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
     if constexpr (MB) {
       // No CTA barrier: wait for step s's copy, retire this warp's wgmma of step s - 1, and tell the
       // producer (refill, thread 0) that this warp is done with the stage step s - 1 read.
-      mbar_wait(full_bar(stage), phase);
+      mbar_wait(bars.full(stage), phase);
       wgmma_wait<0>();
-      if (s > sb && lane == 0) mbar_arrive(empty_bar(stage == 0 ? Cfg::kStages - 1 : stage - 1));
+      if (s > sb && lane == 0) mbar_arrive(bars.empty(stage == 0 ? Cfg::kStages - 1 : stage - 1));
       const uint64_t d = tcv::tcw_desc(smem_addr(tiles + stage * Cfg::kStageBytes));
       if (++stage == Cfg::kStages) {
         stage = 0;
@@ -483,7 +467,7 @@ __global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
         const int64_t r = s - sb, t = s + Cfg::kStages - 1;  // relative step, step to copy
         if (t < se) {
           const int slot = static_cast<int>((r + Cfg::kStages - 1) % Cfg::kStages);
-          if (r > 0) mbar_wait(empty_bar(slot), static_cast<uint32_t>(((r - 1) / Cfg::kStages) & 1));
+          if (r > 0) mbar_wait(bars.empty(slot), static_cast<uint32_t>(((r - 1) / Cfg::kStages) & 1));
           issue_tile(t, slot);
         }
       }

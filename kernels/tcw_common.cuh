@@ -100,6 +100,26 @@ struct TcwSmem {
   float scale[256];
 };
 
+// The per-stage mbarriers of tcw's bulk-copied stages (KBIT_TCW_MBAR, KBIT_TCW_MBAR_SK), in shared
+// memory: full(st) completes when thread 0's copy of stage st has landed (mbar_arrive_expect_tx, then
+// bulk_copy_g2s on it); empty(st) when every warp has released it (one arrival per warp, after retiring
+// its wgmma that read it).
+template <int S>
+struct TcwStageBars {
+  uint64_t bar[2 * S];  // full[S], then empty[S]
+  __device__ uint32_t full(int st) { return smem_addr(&bar[st]); }
+  __device__ uint32_t empty(int st) { return smem_addr(&bar[S + st]); }
+  // Thread 0, before its first copy; the other threads use them after a CTA barrier.
+  __device__ void init() {
+#pragma unroll
+    for (int st = 0; st < S; ++st) {
+      mbar_init(full(st), 1);                  // thread 0's arrive.expect_tx
+      mbar_init(empty(st), kTcwThreads / 32);  // one arrival per warp
+    }
+    mbar_init_fence();
+  }
+};
+
 __host__ __device__ inline int64_t tcw_steps(int64_t K) { return (K + kStepK - 1) / kStepK; }
 
 // Dynamic shared memory: the activation stages, then the pair table (PR).
