@@ -453,7 +453,8 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     // shape from 4.2 M weights up (k = 4, 5; bench/results/2026-11-27-h100-m1024/mma: Llama-3-8B k_proj
     // 85.5 against 31.1 us, Llama-3-70B mlp.down 3332 against 751): tcw from 4 M there (at 257..512 the
     // earlier bounds stand, not measured again).
-    if (M > 512 && M <= 1024 && (have_cublas ? weights >= 40.0e6 && w.bits <= 4 : weights >= 4.0e6)) return Kernel::tcw;
+    if (M > 512 && M <= 1024 && (have_cublas ? weights >= 40.0e6 && w.bits <= 4 : weights >= 4.0e6))
+      return Kernel::tcw;
   }
   // (dequant_cublas needs a handle, and a K its dequantize takes.)
   if (!have_cublas || !detail::dequant_fits(w)) return Kernel::mma;
