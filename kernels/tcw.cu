@@ -414,7 +414,8 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   p.pairs = tcw_uses_pairs(w);
   p.sched.units = tiles * p.steps;
   const TcwSlots sl = tcw_slots(M, w.N, p.steps, tiles, device_sm_count(), blocks_per_sm(p.mn, w.bits, p.pairs),
-                                p.mn >= 64 ? kTcwSharedSmMinSteps : 0, g_tcw_force_plan.load(std::memory_order_relaxed));
+                                p.mn >= 64 ? kTcwSharedSmMinSteps : 0, g_tcw_force_plan.load(std::memory_order_relaxed),
+                                KBIT_TCW_WHOLE && KBIT_TCW_MBAR_SK != 0 && p.mn >= KBIT_TCW_MBAR_SK);
   p.ctas_per_sm = sl.ctas_per_sm;
   p.sched.ctas = sl.part.ctas;
   p.sched.splits = sl.part.splits;

@@ -207,3 +207,64 @@ TEST_CASE("tcw_partition: every unit covered, one wave for stream-K, the partial
             if (force == 3) CHECK(p.ctas <= 4);
           }
 }
+
+TEST_CASE("tcw_partition(whole): one wave of equal runs of whole tiles in place of per-tile waves") {
+  // Llama-3-70B gate_up at M = 1024 in 256-token tiles: 448 x 4 tiles of 64 steps on 132 SMs. Per tile
+  // that is 14 waves (the last short); whole runs: 128 CTAs of 14 tiles each.
+  const kbit::TcwPartition pt = kbit::tcw_partition(1024, 57344, 64, 1792, 132);
+  CHECK(pt.splits == 1);
+  CHECK(pt.ctas == 1792);
+  const kbit::TcwPartition w = kbit::tcw_partition(1024, 57344, 64, 1792, 132, 0, true);
+  CHECK(w.splits == 0);
+  CHECK(w.ctas == 128);
+  CHECK(w.cta_steps == 14 * 64);
+  // every CTA's range starts at a tile's start, so no tile is shared and no fixup runs
+  kbit::TcwSched s;
+  s.units = 1792 * 64;
+  s.ctas = w.ctas;
+  s.row_tiles = 448;
+  s.splits = 0;
+  for (int64_t c = 0; c <= s.ctas; ++c) CHECK(kbit::sched_begin(s, c) % 64 == 0);
+  for (int64_t b = 1; b < s.ctas; ++b) CHECK(kbit::sched_fixup_tile(s, 64, b) == -1);
+  // 1793 tiles: runs of 14 on 129 CTAs would not divide them -> per tile, as without whole
+  const kbit::TcwPartition odd = kbit::tcw_partition(1024, 57344, 64, 1793, 132, 0, true);
+  CHECK(odd.splits == 1);
+  CHECK(odd.ctas == 1793);
+  // one wave of tiles (128 <= 132): per tile, unchanged
+  const kbit::TcwPartition one = kbit::tcw_partition(1024, 4096, 32, 128, 132, 0, true);
+  CHECK(one.splits == 1);
+  CHECK(one.ctas == 128);
+  // where balanced stream-K wins by the rule it is kept (Llama-3-70B gate_up M = 256: 448 tiles)
+  const kbit::TcwPartition sk = kbit::tcw_partition(256, 57344, 64, 448, 132, 0, true);
+  CHECK(sk.splits == 0);
+  CHECK(sk.ctas == 132);
+  // forced plans ignore it
+  CHECK(kbit::tcw_partition(1024, 57344, 64, 1792, 132, 1, true).splits == 1);
+  // and the schedule it gives covers every unit once, whole tiles only, for any tile count
+  for (int64_t tiles : {133, 256, 264, 640, 896, 1000, 1792, 14336})
+    for (int64_t steps : {4, 16, 64, 224}) {
+      const kbit::TcwPartition p = kbit::tcw_partition(1024, 8192, steps, tiles, 132, 0, true);
+      const kbit::TcwPartition base = kbit::tcw_partition(1024, 8192, steps, tiles, 132);
+      INFO("tiles ", tiles, " steps ", steps);
+      if (base.splits == 0) {  // balanced stream-K by the rule: whole changes nothing
+        CHECK(p.splits == 0);
+        CHECK(p.ctas == base.ctas);
+        continue;
+      }
+      if (p.splits != 0) {  // per tile, as without whole
+        CHECK(p.ctas == base.ctas);
+        continue;
+      }
+      CHECK(base.splits == 1);
+      CHECK(p.cta_steps == (tiles + 131) / 132 * steps);  // the per-tile makespan: its waves x a tile's steps
+      kbit::TcwSched q;
+      q.units = tiles * steps;
+      q.ctas = p.ctas;
+      CHECK(p.ctas <= 132);
+      CHECK(kbit::sched_begin(q, p.ctas) == q.units);
+      for (int64_t c = 0; c < q.ctas; ++c) {
+        CHECK(kbit::sched_begin(q, c) % steps == 0);
+        CHECK(kbit::sched_begin(q, c + 1) - kbit::sched_begin(q, c) <= p.cta_steps);
+      }
+    }
+}

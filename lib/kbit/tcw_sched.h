@@ -68,12 +68,28 @@ constexpr int pad_smem_bytes(int per_sm, int static_bytes, int reserved, int cta
 // 219 us) but lost up to 1.8x on short makespans (<= 16 steps: GLM kv_b_proj, K = 512), where its
 // fixup and per-segment pipeline refills cost more than the idle slots. force: 0 by makespan, 1 per
 // tile, 2 stream-K, 3 stream-K on at most 4 CTAs (tests).
+// KBIT_TCW_SK_PCT (experiment knob, kernels built with nvcc -D): the 86 above. The rule was measured
+// with the cp.async stream-K kernel; from 128-token tiles it now runs on bulk copies and mbarriers
+// (KBIT_TCW_MBAR_SK), whose one step counter has no refill at a tile's end.
+#ifndef KBIT_TCW_SK_PCT
+#define KBIT_TCW_SK_PCT 86
+#endif
+#ifndef KBIT_TCW_WHOLE
+#define KBIT_TCW_WHOLE 0
+#endif
+// whole (KBIT_TCW_WHOLE, experiment; tcw_plan passes it from 128-token tiles, where the stream-K kernel
+// runs on bulk copies and mbarriers): where whole tiles would take more than one wave and the per-tile
+// candidate wins, the tiles may instead go to the stream-K kernel as one wave of CTAs with equal runs of
+// whole tiles (ctas divides tiles, so every range starts at a tile's start): the per-tile makespan, no
+// shared tile and no fixup, and one pipeline over each CTA's tiles instead of a CTA per tile, each
+// with its refill, its start and its epilogue in the critical path.
 struct TcwPartition {
   int64_t ctas = 1;
   int splits = 1;         // > 0: per tile (TcwSched::splits); 0: stream-K
   int64_t cta_steps = 0;  // the most steps one CTA runs
 };
-inline TcwPartition tcw_partition(int64_t M, int64_t N, int64_t steps, int64_t tiles, int64_t slots, int force = 0) {
+inline TcwPartition tcw_partition(int64_t M, int64_t N, int64_t steps, int64_t tiles, int64_t slots, int force = 0,
+                                  bool whole = false) {
   const int64_t units = tiles * steps;
   int64_t splits = std::min<int64_t>(std::max<int64_t>(1, slots / tiles), std::max<int64_t>(1, steps / 2));
   while (splits > 1 && static_cast<double>(splits) * M * N * 4 > 32.0e6) --splits;
@@ -83,7 +99,7 @@ inline TcwPartition tcw_partition(int64_t M, int64_t N, int64_t steps, int64_t t
   const int64_t ctas_k = std::max<int64_t>(1, std::min<int64_t>(force == 3 ? std::min<int64_t>(slots, 4) : slots, units / 2));
   const int64_t stream_k = (units + ctas_k - 1) / ctas_k * ((ctas_k + slots - 1) / slots);
   TcwPartition r;
-  if (force >= 2 || (force == 0 && per_tile >= 32 && 100 * stream_k <= 86 * per_tile)) {
+  if (force >= 2 || (force == 0 && per_tile >= 32 && 100 * stream_k <= KBIT_TCW_SK_PCT * per_tile)) {
     r.ctas = ctas_k;
     r.splits = 0;
     r.cta_steps = (units + ctas_k - 1) / ctas_k;
@@ -91,6 +107,12 @@ inline TcwPartition tcw_partition(int64_t M, int64_t N, int64_t steps, int64_t t
     r.ctas = tiles * splits;
     r.splits = static_cast<int>(splits);
     r.cta_steps = slice;
+    const int64_t run = (tiles + slots - 1) / slots, ctas_w = (tiles + run - 1) / run;  // whole tiles per CTA
+    if (whole && force == 0 && splits == 1 && run > 1 && tiles % ctas_w == 0) {
+      r.ctas = ctas_w;
+      r.splits = 0;
+      r.cta_steps = run * steps;
+    }
   }
   return r;
 }
@@ -109,13 +131,13 @@ struct TcwSlots {
   TcwPartition part;
 };
 inline TcwSlots tcw_slots(int64_t M, int64_t N, int64_t steps, int64_t tiles, int sms, int resident, int64_t min_steps,
-                          int force = 0) {
+                          int force = 0, bool whole = false) {
   TcwSlots r;
   r.ctas_per_sm = resident > 1 ? resident : 1;
-  r.part = tcw_partition(M, N, steps, tiles, static_cast<int64_t>(r.ctas_per_sm) * sms, force);
+  r.part = tcw_partition(M, N, steps, tiles, static_cast<int64_t>(r.ctas_per_sm) * sms, force, whole);
   if (r.ctas_per_sm > 1 && r.part.cta_steps < min_steps) {
     r.ctas_per_sm = 1;
-    r.part = tcw_partition(M, N, steps, tiles, sms, force);
+    r.part = tcw_partition(M, N, steps, tiles, sms, force, whole);
   }
   return r;
 }
