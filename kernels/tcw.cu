@@ -403,6 +403,15 @@ int blocks_per_sm(int mn, int bits, bool pairs) {
 // holds.
 std::atomic<int> g_tcw_force_plan{0};  // tcw_force_plan (tests)
 
+// Whole runs of tiles on the stream-K kernel (tcw_partition's `whole`, lib/kbit/tcw_sched.h): where that
+// kernel runs on mbarriers (KBIT_TCW_MBAR_SK), at k >= 4, on K >= 2048 (16 steps), as measured.
+#ifndef KBIT_TCW_WHOLE
+#define KBIT_TCW_WHOLE 1
+#endif
+bool tcw_whole_runs(int mn, int bits, int64_t steps) {
+  return KBIT_TCW_WHOLE && KBIT_TCW_MBAR_SK != 0 && mn >= KBIT_TCW_MBAR_SK && bits >= 4 && steps >= 16;
+}
+
 TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   TcwPlan p;
   p.mn = tcw_mn(M);
@@ -415,7 +424,7 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   p.sched.units = tiles * p.steps;
   const TcwSlots sl = tcw_slots(M, w.N, p.steps, tiles, device_sm_count(), blocks_per_sm(p.mn, w.bits, p.pairs),
                                 p.mn >= 64 ? kTcwSharedSmMinSteps : 0, g_tcw_force_plan.load(std::memory_order_relaxed),
-                                KBIT_TCW_WHOLE && KBIT_TCW_MBAR_SK != 0 && p.mn >= KBIT_TCW_MBAR_SK);
+                                tcw_whole_runs(p.mn, w.bits, p.steps));
   p.ctas_per_sm = sl.ctas_per_sm;
   p.sched.ctas = sl.part.ctas;
   p.sched.splits = sl.part.splits;

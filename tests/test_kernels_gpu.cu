@@ -271,6 +271,18 @@ TEST_CASE("gpu: tcw's stream-K plan on 4 CTAs (long ranges across tiles) equals 
   gpu::detail::tcw_force_plan(0);
 }
 
+TEST_CASE("gpu: tcw's whole-tile runs on the stream-K kernel equal the CPU reference bit for bit") {
+  // The plan gives whole runs (tcw_partition's `whole`) only to shapes of more than a wave of tiles;
+  // forced here on at most 4 CTAs, each a run of whole tiles (no shared tile, no fixup), at every k,
+  // both stream-K forms (cp.async below 128-token tiles, mbarriers from them), the N, K and M tails.
+  if (!gpu::tcw_supported()) return;
+  CublasHandle cublas;
+  gpu::detail::tcw_force_plan(4);
+  check_dense_exact({{gpu::Kernel::tcw, cublas.h}}, {{130, 2080}, {576, 256}, {520, 2048}, {8, 96}},
+                    {1, 33, 64, 65, 257, 600}, 107, "whole-tile runs: ");
+  gpu::detail::tcw_force_plan(0);
+}
+
 TEST_CASE("gpu: gemv's and tcv's cluster and workspace split-K equal the CPU reference bit for bit in exact mode") {
   // gemv splits K over 8 CTAs of one cluster on {130, 2080} (3 row tiles, 33 k-tiles), 3 on
   // {70, 768}, 6 on {64, 1600} (odd slices, a partial row tile) and 16 through the workspace on

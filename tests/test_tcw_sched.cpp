@@ -185,7 +185,7 @@ TEST_CASE("tcw_partition: every unit covered, one wave for stream-K, the partial
     for (int64_t N : {512, 2048, 8960, 57344})
       for (int64_t steps : {1, 2, 4, 16, 64, 224})
         for (int64_t slots : {132, 264})
-          for (int force : {0, 1, 2, 3}) {
+          for (int force : {0, 1, 2, 3, 4}) {
             const int64_t tiles = (N + 127) / 128 * ((M + 63) / 64);
             const kbit::TcwPartition p = kbit::tcw_partition(M, N, steps, tiles, slots, force);
             INFO("M ", M, " N ", N, " steps ", steps, " slots ", slots, " force ", force);
@@ -205,6 +205,14 @@ TEST_CASE("tcw_partition: every unit covered, one wave for stream-K, the partial
             if (force == 1) CHECK(p.splits > 0);
             if (force >= 2) CHECK(p.splits == 0);
             if (force == 3) CHECK(p.ctas <= 4);
+            if (force == 4) {  // whole runs: every range starts at a tile's start
+              kbit::TcwSched q;
+              q.units = tiles * steps;
+              q.ctas = p.ctas;
+              CHECK(p.ctas <= 4);
+              CHECK(tiles % p.ctas == 0);
+              for (int64_t c = 0; c <= q.ctas; ++c) CHECK(kbit::sched_begin(q, c) % steps == 0);
+            }
           }
 }
 

@@ -67,22 +67,19 @@ constexpr int pad_smem_bytes(int per_sm, int static_bytes, int reserved, int cta
 // (bench/results/2026-11-25-h100-streamk) it won 1.00-1.28x there (Llama-3-70B gate_up M = 64 274 ->
 // 219 us) but lost up to 1.8x on short makespans (<= 16 steps: GLM kv_b_proj, K = 512), where its
 // fixup and per-segment pipeline refills cost more than the idle slots. force: 0 by makespan, 1 per
-// tile, 2 stream-K, 3 stream-K on at most 4 CTAs (tests).
-// KBIT_TCW_SK_PCT (experiment knob, kernels built with nvcc -D): the 86 above. The rule was measured
-// with the cp.async stream-K kernel; from 128-token tiles it now runs on bulk copies and mbarriers
-// (KBIT_TCW_MBAR_SK), whose one step counter has no refill at a tile's end.
-#ifndef KBIT_TCW_SK_PCT
-#define KBIT_TCW_SK_PCT 86
-#endif
-#ifndef KBIT_TCW_WHOLE
-#define KBIT_TCW_WHOLE 0
-#endif
-// whole (KBIT_TCW_WHOLE, experiment; tcw_plan passes it from 128-token tiles, where the stream-K kernel
-// runs on bulk copies and mbarriers): where whole tiles would take more than one wave and the per-tile
-// candidate wins, the tiles may instead go to the stream-K kernel as one wave of CTAs with equal runs of
-// whole tiles (ctas divides tiles, so every range starts at a tile's start): the per-tile makespan, no
-// shared tile and no fixup, and one pipeline over each CTA's tiles instead of a CTA per tile, each
-// with its refill, its start and its epilogue in the critical path.
+// tile, 2 stream-K, 3 stream-K on at most 4 CTAs, 4 whole runs on at most 4 CTAs (tests).
+// whole (tcw_plan passes it from 128-token tiles, where the stream-K kernel runs on bulk copies and
+// mbarriers, at k >= 4 on K >= 2048; KBIT_TCW_WHOLE=0 turns it off): where the per-tile candidate wins
+// and its whole tiles take more than one wave, the tiles go to the stream-K kernel instead, as one
+// wave of CTAs with equal runs of whole tiles (ctas divides tiles, so every range starts at a tile's
+// start): the per-tile makespan, no shared tile and no fixup, and one pipeline over each CTA's tiles
+// instead of a CTA per tile with its own start, pair-table staging, refill and epilogue. On the H100
+// (bench/results/2026-11-27-h100-tcwwhole) it won 1.02-1.09x at k = 4 and 5 on K >= 2048 at M = 512 and
+// 1024 (Llama-3-70B gate_up M = 1024, k = 4: 1547 -> 1420 us) and lost at k = 2 and 3 (0.90-0.96x) and
+// on K <= 768 (4-6 steps a tile: 0.96-0.99x). Balanced stream-K wherever its makespan was no longer
+// than per tile (the 86% above at 100%) lost up to 0.68x (-tcwskpct): shared tiles' fixups, and ranges
+// that start inside tiles.
+// force 4 (tests): whole runs on at most 4 CTAs, each >= 2 steps where the units allow.
 struct TcwPartition {
   int64_t ctas = 1;
   int splits = 1;         // > 0: per tile (TcwSched::splits); 0: stream-K
@@ -99,7 +96,15 @@ inline TcwPartition tcw_partition(int64_t M, int64_t N, int64_t steps, int64_t t
   const int64_t ctas_k = std::max<int64_t>(1, std::min<int64_t>(force == 3 ? std::min<int64_t>(slots, 4) : slots, units / 2));
   const int64_t stream_k = (units + ctas_k - 1) / ctas_k * ((ctas_k + slots - 1) / slots);
   TcwPartition r;
-  if (force >= 2 || (force == 0 && per_tile >= 32 && 100 * stream_k <= KBIT_TCW_SK_PCT * per_tile)) {
+  if (force == 4) {
+    int64_t c = std::min<int64_t>(slots, 4);
+    while (c > 1 && (tiles % c != 0 || tiles / c * steps < 2)) --c;
+    r.ctas = c;
+    r.splits = 0;
+    r.cta_steps = tiles / c * steps;
+    return r;
+  }
+  if (force >= 2 || (force == 0 && per_tile >= 32 && 100 * stream_k <= 86 * per_tile)) {
     r.ctas = ctas_k;
     r.splits = 0;
     r.cta_steps = (units + ctas_k - 1) / ctas_k;
