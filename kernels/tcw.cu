@@ -405,11 +405,16 @@ std::atomic<int> g_tcw_force_plan{0};  // tcw_force_plan (tests)
 
 // Whole runs of tiles on the stream-K kernel (tcw_partition's `whole`, lib/kbit/tcw_sched.h): where that
 // kernel runs on mbarriers (KBIT_TCW_MBAR_SK), at k >= 4, on K >= 2048 (16 steps), as measured.
+// KBIT_TCW_WHOLE_MINBITS: the least k (experiment knob; k = 2, 3 lost 0.90-0.96x).
 #ifndef KBIT_TCW_WHOLE
 #define KBIT_TCW_WHOLE 1
 #endif
+#ifndef KBIT_TCW_WHOLE_MINBITS
+#define KBIT_TCW_WHOLE_MINBITS 4
+#endif
 bool tcw_whole_runs(int mn, int bits, int64_t steps) {
-  return KBIT_TCW_WHOLE && KBIT_TCW_MBAR_SK != 0 && mn >= KBIT_TCW_MBAR_SK && bits >= 4 && steps >= 16;
+  return KBIT_TCW_WHOLE && KBIT_TCW_MBAR_SK != 0 && mn >= KBIT_TCW_MBAR_SK && bits >= KBIT_TCW_WHOLE_MINBITS &&
+         steps >= 16;
 }
 
 TcwPlan tcw_plan(int64_t M, const TiledView& w) {

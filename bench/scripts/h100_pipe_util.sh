@@ -6,12 +6,13 @@
 # (filtered) + gzipped raw pages.
 # The tcw profile (bench/results/2026-11-25-h100-tcw/ncu) ran M32/k4/f16/tcw, M128/k4/f16/tcw and
 # M16/k4/f16/tcv, each under dense/llama-3-70b.mlp.gate_up/N57344.K8192/.
-# VERIFY: the kbit-verify binary (default .deps/gpu/kbit-verify; an experiment arm's build).
+# VERIFY: the kbit-verify binary (default .deps/gpu/kbit-verify; an experiment arm's build). KREGEX: the
+# kernel-name regex (default the case's kernel + _kernel; e.g. tcw_(streamk_)?kernel for tcw's stream-K plans).
 set -u
 G=dense/llama-3-70b.mlp.gate_up/N57344.K8192
 for c in ${CASES:-$G/M1/k2/f16/tcv $G/M1/k4/f16/tcv $G/M1/k2/f16/gemv}; do
   tag=$(echo "$c" | cut -d/ -f4,5,7 | tr '/' '_')
-  timeout 150 ncu --clock-control none --kernel-name regex:"${c##*/}_kernel" --launch-count 1 \
+  timeout 150 ncu --clock-control none --kernel-name regex:"${KREGEX:-${c##*/}_kernel}" --launch-count 1 \
     --section ComputeWorkloadAnalysis --section InstructionStats --section SpeedOfLight --section WarpStateStats \
     --section Occupancy --section MemoryWorkloadAnalysis --page raw \
     ${VERIFY:-.deps/gpu/kbit-verify} --case "$c" --no-cublas --no-rerun --no-exact --shapes data/shapes.json > $OUT/raw_$tag.txt 2>&1
