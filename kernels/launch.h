@@ -105,8 +105,9 @@ bool tcw_uses_pairs(const TiledView& w);
 cudaError_t launch_tcw(const LinearArgs& a);
 // Tests only: force tcw's work partition (0: by makespan, the default; 1: per tile; 2: stream-K,
 // so that small shapes exercise the stream-K kernel and its fixup; 3: stream-K on at most 4 CTAs,
-// so that each CTA's range runs many steps across tiles). Set it before the workspace
-// query; it applies to the whole process.
+// so that each CTA's range runs many steps across tiles; 4: whole-tile runs on at most 4 CTAs, the
+// stream-K kernel with no shared tile). Set it before the workspace query; it applies to the whole
+// process.
 void tcw_force_plan(int mode);
 // Tests only: tcw's CTAs per SM at M on w: the plan's count (plan); the plan's kernel (tcw_kernel for
 // a per-tile plan, the stream-K kernel for a stream-K one, f16) with the dynamic shared memory it is

@@ -21,8 +21,9 @@
 // Work (tcw_plan; tcw_slots, lib/kbit/tcw_sched.h): per tile -- tcw_kernel on row tiles x token tiles x K
 // slices, the slices' fp32 partials summed by tcw_reduce_kernel -- or, where whole tiles leave the
 // last wave short, stream-K -- tcw_streamk_kernel (tcw_streamk.cuh) on one wave of CTAs, each a
-// contiguous range of (tile, step) units, tiles shared by two CTAs summed by tcw_fixup_kernel. The two
-// kernels have the same loop; they are separate because each is exactly the code measured for its
+// contiguous range of (tile, step) units, tiles shared by two CTAs summed by tcw_fixup_kernel -- or,
+// where per tile would take several waves (tcw_whole_runs), that kernel on runs of whole tiles, no tile
+// shared. The two kernels have the same loop; they are separate because each is exactly the code measured for its
 // plans (SASS compared with bench/scripts/sass_compare.py).
 // Numerics equal tcv's: W' = cb * scale in fp32 rounded once to the activation type, fp32 sums --
 // except at k = 4 with TiledView::half_cb, where the pair table (PR, tcv_decode.cuh) gives
@@ -404,7 +405,8 @@ int blocks_per_sm(int mn, int bits, bool pairs) {
 std::atomic<int> g_tcw_force_plan{0};  // tcw_force_plan (tests)
 
 // Whole runs of tiles on the stream-K kernel (tcw_partition's `whole`, lib/kbit/tcw_sched.h): where that
-// kernel runs on mbarriers (KBIT_TCW_MBAR_SK), at k >= 4, on K >= 2048 (16 steps), as measured.
+// kernel runs on mbarriers (KBIT_TCW_MBAR_SK), at k >= 4, on >= 16 steps (K > 1920), as measured at
+// M = 512..1024 (at M <= 256 the catalogue's multi-wave per-tile plans all take balanced stream-K).
 // KBIT_TCW_WHOLE_MINBITS: the least k (experiment knob; k = 2, 3 lost 0.90-0.96x).
 #ifndef KBIT_TCW_WHOLE
 #define KBIT_TCW_WHOLE 1

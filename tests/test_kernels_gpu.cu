@@ -24,6 +24,7 @@
 #include "kbit/dtype.h"
 #include "kbit/gpu.h"
 #include "kbit/rng.h"
+#include "kbit/tcw_sched.h"
 #include "launch.h"  // gpu::detail::tcw_force_plan
 #include "reference/dequantize.h"
 #include "reference/exact_mode.h"
@@ -274,13 +275,41 @@ TEST_CASE("gpu: tcw's stream-K plan on 4 CTAs (long ranges across tiles) equals 
 TEST_CASE("gpu: tcw's whole-tile runs on the stream-K kernel equal the CPU reference bit for bit") {
   // The plan gives whole runs (tcw_partition's `whole`) only to shapes of more than a wave of tiles;
   // forced here on at most 4 CTAs, each a run of whole tiles (no shared tile, no fixup), at every k,
-  // both stream-K forms (cp.async below 128-token tiles, mbarriers from them), the N, K and M tails.
+  // both stream-K forms (cp.async below 128-token tiles, mbarriers from them), the N, K and M tails;
+  // {384, 2048} at M = 257 (3 CTAs of 2 tiles) and {392, 2048} at M = 600 (4 of 3, a partial row tile)
+  // have runs that cross from one token tile into the next after more steps than the stages hold.
   if (!gpu::tcw_supported()) return;
   CublasHandle cublas;
   gpu::detail::tcw_force_plan(4);
-  check_dense_exact({{gpu::Kernel::tcw, cublas.h}}, {{130, 2080}, {576, 256}, {520, 2048}, {8, 96}},
+  check_dense_exact({{gpu::Kernel::tcw, cublas.h}},
+                    {{130, 2080}, {576, 256}, {520, 2048}, {8, 96}, {384, 2048}, {392, 2048}},
                     {1, 33, 64, 65, 257, 600}, 107, "whole-tile runs: ");
   gpu::detail::tcw_force_plan(0);
+}
+
+TEST_CASE("gpu: tcw's plan takes whole-tile runs at k >= 4 on >= 16 steps only") {
+  // Llama-3-70B gate_up at M = 1024 (448 x 4 tiles of 64 steps: several waves per tile on an H100)
+  // runs on the stream-K kernel (whole runs) at k = 4, 5 and per tile at k = 2, 3; GLM q_b_proj
+  // (5120 x 768: 6 steps) per tile at every k. Only the shape reaches the plan (no memory allocated).
+  // On another SM count the partition decides (its 256-token kernels hold one CTA per SM).
+  if (!gpu::tcw_supported()) return;
+  const int sms = gpu::detail::device_sm_count();
+  const bool balanced = kbit::tcw_slots(1024, 57344, 64, 1792, sms, 1, kbit::kTcwSharedSmMinSteps).part.splits == 0;
+  const bool whole = kbit::tcw_slots(1024, 57344, 64, 1792, sms, 1, kbit::kTcwSharedSmMinSteps, 0, true).part.splits == 0;
+  if (sms == 132) CHECK((!balanced && whole));  // H100 SXM, H200
+  for (int bits = 2; bits <= 5; ++bits)
+    for (bool half_cb : {false, true}) {
+      TiledView w;
+      w.bits = bits;
+      w.half_cb = half_cb;
+      w.N = 57344;
+      w.K = 8192;
+      INFO("k=", bits, " half_cb=", half_cb);
+      CHECK(gpu::detail::tcw_occupancy(1024, w, false).stream_k == (balanced || (whole && bits >= 4)));
+      w.N = 5120;
+      w.K = 768;
+      CHECK_FALSE(gpu::detail::tcw_occupancy(1024, w, false).stream_k);
+    }
 }
 
 TEST_CASE("gpu: gemv's and tcv's cluster and workspace split-K equal the CPU reference bit for bit in exact mode") {

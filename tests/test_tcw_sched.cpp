@@ -248,6 +248,16 @@ TEST_CASE("tcw_partition(whole): one wave of equal runs of whole tiles in place 
   CHECK(sk.ctas == 132);
   // forced plans ignore it
   CHECK(kbit::tcw_partition(1024, 57344, 64, 1792, 132, 1, true).splits == 1);
+  // tcw_slots passes it through, on the slots it counts (2 CTAs per SM: 256 runs of 7 tiles)
+  const kbit::TcwSlots ws = kbit::tcw_slots(1024, 57344, 64, 1792, 132, 2, kbit::kTcwSharedSmMinSteps, 0, true);
+  CHECK(ws.ctas_per_sm == 2);
+  CHECK(ws.part.splits == 0);
+  CHECK(ws.part.ctas == 256);
+  CHECK(ws.part.cta_steps == 7 * 64);
+  const kbit::TcwSlots ws1 = kbit::tcw_slots(1024, 57344, 64, 1792, 132, 1, kbit::kTcwSharedSmMinSteps, 0, true);
+  CHECK(ws1.part.splits == 0);
+  CHECK(ws1.part.ctas == 128);
+  CHECK(kbit::tcw_slots(1024, 57344, 64, 1792, 132, 1, kbit::kTcwSharedSmMinSteps, 0, false).part.splits == 1);
   // and the schedule it gives covers every unit once, whole tiles only, for any tile count
   for (int64_t tiles : {133, 256, 264, 640, 896, 1000, 1792, 14336})
     for (int64_t steps : {4, 16, 64, 224}) {
