@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Second call of the exp/tcw-next screen, on the warm machine whose /tmp/tn-* builds h100_tcwnext.sh
-# left (its rotation missed main: device_build_knob_arms installs main as .deps/gpu/kbit-bench, not
-# kbit-bench-main). kbit-bench main / w1 in rotation, 2 reps, the same sweep (dense, tcw, M = 256 and
+# left (its rotation missed main: device_build_knob_arms then installed main as .deps/gpu/kbit-bench
+# only; it now also installs kbit-bench-main). kbit-bench main / w1 in rotation, 2 reps, the same sweep (dense, tcw, M = 256 and
 # 1024, k = 2 and 4); compute-sanitizer memcheck, racecheck and synccheck over w1's random and
 # adversarial tcw shapes at M = 256 and 1024; then ncu (h100_pipe_util.sh) on Llama-3-70B gate_up
 # M = 1024 k = 4 tcw for main and w1. Env: TN_BUDGET (560 s).

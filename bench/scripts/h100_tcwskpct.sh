@@ -14,7 +14,6 @@ source bench/scripts/lib/device_run.sh
 source bench/scripts/lib/device_build.sh
 device_run_init "$OUT/tcwskpct" ${TS_BUDGET:-580}
 device_build_knob_arms /tmp/ts sk100=-DKBIT_TCW_SK_PCT=100 || exit 1
-cp .deps/gpu/kbit-bench .deps/gpu/kbit-bench-main
 gpu_info
 V=(.deps/gpu/kbit-verify-sk100 --shapes "$R/data/shapes.json")
 verify_run verify-full 90 3 "sk100 verify --full dense.tcw M = 128, 256, 512, 1024" --full \

@@ -16,7 +16,6 @@ source bench/scripts/lib/device_run.sh
 source bench/scripts/lib/device_build.sh
 device_run_init "$OUT/tcwwhole" ${TW_BUDGET:-580}
 device_build_knob_arms /tmp/tw wt=-DKBIT_TCW_WHOLE=1 || exit 1
-cp .deps/gpu/kbit-bench .deps/gpu/kbit-bench-main
 gpu_info
 V=(.deps/gpu/kbit-verify-wt --shapes "$R/data/shapes.json")
 verify_run verify-full 90 3 "wt verify --full dense.tcw M = 128, 256, 512, 1024" --full \

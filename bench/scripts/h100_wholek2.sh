@@ -13,8 +13,6 @@ source bench/scripts/lib/device_run.sh
 source bench/scripts/lib/device_build.sh
 device_run_init "$OUT/wholek2" ${WK_BUDGET:-580}
 device_build_knob_arms /tmp/wk wk2=-DKBIT_TCW_WHOLE_MINBITS=2 || exit 1
-cp .deps/gpu/kbit-bench .deps/gpu/kbit-bench-main
-cp .deps/gpu/kbit-verify .deps/gpu/kbit-verify-main
 gpu_info
 V=(.deps/gpu/kbit-verify-wk2 --shapes "$R/data/shapes.json")
 verify_run verify-full-wk2 60 3 "wk2 verify --full dense.tcw M = 512, 1024" --full --kernels dense.tcw \

@@ -59,8 +59,9 @@ device_build_new() {
 # device_build_knob_arms PREFIX ARM=FLAGS...: this tree built side by side into PREFIX-main (kbit-bench,
 # kbit-verify, kbit_tests_kernels; 6 jobs) and into PREFIX-ARM per arm with FLAGS as CMAKE_CUDA_FLAGS
 # (an experiment's -D knobs; kbit-bench and kbit-verify, 5 jobs each). Then main is installed
-# (device_install) and each arm's binaries go to .deps/gpu/kbit-bench-ARM and kbit-verify-ARM. The
-# status and time in the summary; returns 1 (with the logs' tails) if any build failed.
+# (device_install, and also as kbit-bench-main and kbit-verify-main, so an arm_setup can name every arm
+# the same way) and each arm's binaries go to .deps/gpu/kbit-bench-ARM and kbit-verify-ARM. The status
+# and time in the summary; returns 1 (with the logs' tails) if any build failed.
 device_build_knob_arms() {
   local prefix=$1 a p rc pids=()
   shift
@@ -76,6 +77,8 @@ device_build_knob_arms() {
     return 1
   fi
   device_install "$prefix-main"
+  cp "$prefix-main/apps/kbit-bench/kbit-bench" .deps/gpu/kbit-bench-main
+  cp "$prefix-main/apps/kbit-verify/kbit-verify" .deps/gpu/kbit-verify-main
   for a in "$@"; do
     cp "$prefix-${a%%=*}/apps/kbit-bench/kbit-bench" ".deps/gpu/kbit-bench-${a%%=*}"
     cp "$prefix-${a%%=*}/apps/kbit-verify/kbit-verify" ".deps/gpu/kbit-verify-${a%%=*}"
