@@ -294,8 +294,10 @@ TEST_CASE("gpu: tcw's plan takes whole-tile runs at k >= 4 on >= 16 steps only")
   // On another SM count the partition decides (its 256-token kernels hold one CTA per SM).
   if (!gpu::tcw_supported()) return;
   const int sms = gpu::detail::device_sm_count();
-  const bool balanced = kbit::tcw_slots(1024, 57344, 64, 1792, sms, 1, kbit::kTcwSharedSmMinSteps).part.splits == 0;
-  const bool whole = kbit::tcw_slots(1024, 57344, 64, 1792, sms, 1, kbit::kTcwSharedSmMinSteps, 0, true).part.splits == 0;
+  auto stream_k = [&](bool whole_runs) {
+    return kbit::tcw_slots(1024, 57344, 64, 1792, sms, 1, kbit::kTcwSharedSmMinSteps, 0, whole_runs).part.splits == 0;
+  };
+  const bool balanced = stream_k(false), whole = stream_k(true);
   if (sms == 132) CHECK((!balanced && whole));  // H100 SXM, H200
   for (int bits = 2; bits <= 5; ++bits)
     for (bool half_cb : {false, true}) {

@@ -67,20 +67,19 @@ constexpr int pad_smem_bytes(int per_sm, int static_bytes, int reserved, int cta
 // (bench/results/2026-11-25-h100-streamk) it won 1.00-1.28x there (Llama-3-70B gate_up M = 64 274 ->
 // 219 us) but lost up to 1.8x on short makespans (<= 16 steps: GLM kv_b_proj, K = 512), where its
 // fixup and per-segment pipeline refills cost more than the idle slots. force: 0 by makespan, 1 per
-// tile, 2 stream-K, 3 stream-K on at most 4 CTAs, 4 whole runs on at most 4 CTAs (tests).
+// tile, 2 stream-K, 3 stream-K on at most 4 CTAs, 4 whole runs (below) on at most 4 CTAs, each >= 2
+// steps where the units allow (tests).
 // whole (tcw_plan passes it from 128-token tiles, where the stream-K kernel runs on bulk copies and
-// mbarriers, at k >= 4 on >= 16 steps; KBIT_TCW_WHOLE=0 turns it off): where the per-tile candidate
-// wins and its whole tiles take more than one wave, and ctas = ceil(tiles / run) for run =
-// ceil(tiles / slots) divides the tiles (else per tile stays: 1793 tiles on 132 slots), the tiles go to
-// the stream-K kernel instead, as one wave of CTAs with equal runs of whole tiles (every range starts
-// at a tile's start): the per-tile makespan, no shared tile and no fixup, and one pipeline over each CTA's tiles
-// instead of a CTA per tile with its own start, pair-table staging, refill and epilogue. On the H100
-// (bench/results/2026-11-27-h100-tcwwhole) it won 1.02-1.09x at k = 4 and 5 on K >= 2048 at M = 512 and
-// 1024 (Llama-3-70B gate_up M = 1024, k = 4: 1547 -> 1420 us) and lost at k = 2 and 3 (0.90-0.96x) and
-// on K <= 768 (4-6 steps a tile: 0.96-0.99x). Balanced stream-K wherever its makespan was no longer
-// than per tile (the 86% above at 100%) lost up to 0.68x (-tcwskpct): shared tiles' fixups, and ranges
-// that start inside tiles.
-// force 4 (tests): whole runs on at most 4 CTAs, each >= 2 steps where the units allow.
+// mbarriers, at k >= 4 on >= 16 steps; KBIT_TCW_WHOLE=0 turns it off): where the per-tile candidate wins and
+// its whole tiles take more than one wave, and ctas = ceil(tiles / run) for run = ceil(tiles / slots) divides
+// the tiles (else per tile stays: 1793 tiles on 132 slots), the tiles go to the stream-K kernel instead, as
+// one wave of CTAs with equal runs of whole tiles (every range starts at a tile's start): the per-tile
+// makespan, no shared tile and no fixup, and one pipeline over each CTA's tiles instead of a CTA per tile
+// with its own start, pair-table staging, refill and epilogue. On the H100
+// (bench/results/2026-11-27-h100-tcwwhole) it won 1.02-1.09x at k = 4 and 5 on K >= 2048 at M = 512 and 1024
+// (Llama-3-70B gate_up M = 1024, k = 4: 1547 -> 1420 us) and lost at k = 2 and 3 (0.90-0.96x) and on K <= 768
+// (4-6 steps a tile: 0.96-0.99x). Balanced stream-K wherever its makespan was no longer than per tile (the
+// 86% above at 100%) lost up to 0.68x (-tcwskpct): shared tiles' fixups, and ranges that start inside tiles.
 struct TcwPartition {
   int64_t ctas = 1;
   int splits = 1;         // > 0: per tile (TcwSched::splits); 0: stream-K
