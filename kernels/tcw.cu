@@ -18,6 +18,8 @@
 // (KBIT_TCW_MBAR, tcw_common.cuh) tcw_kernel has no barrier per step: thread 0 bulk-copies each
 // stage, counted by a full mbarrier, and refills a stage once every warp has arrived on its empty
 // mbarrier (its wgmma of the step that read it retired).
+// Token tile: M's default (32, 64, 128, 256 tokens), or from M = 65 up half or a quarter of it where
+// the plans' cost model puts that well ahead (tcw_choose_tile, lib/kbit/tcw_sched.h).
 // Work (tcw_plan; tcw_slots, lib/kbit/tcw_sched.h): per tile -- tcw_kernel on row tiles x token tiles x K
 // slices, the slices' fp32 partials summed by tcw_reduce_kernel -- or, where whole tiles leave the
 // last wave short, stream-K -- tcw_streamk_kernel (tcw_streamk.cuh) on one wave of CTAs, each a
@@ -356,8 +358,6 @@ __global__ void __launch_bounds__(256) tcw_fixup_kernel(typename ActTraits<ACT>:
 // ---------------------------------------------------------------------------------------------
 namespace {
 
-int tcw_mn(int64_t M) { return M <= 32 ? 32 : M <= 64 ? 64 : M <= 128 ? 128 : 256; }
-
 struct TcwPlan {
   int mn = 32;
   int64_t steps = 0, tok_tiles = 0;
@@ -421,17 +421,23 @@ bool tcw_whole_runs(int mn, int bits, int64_t steps) {
 
 TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   TcwPlan p;
-  p.mn = tcw_mn(M);
   p.steps = tcw_steps(w.K);
   p.sched.row_tiles = (w.N + kTcwRows - 1) / kTcwRows;
+  p.pairs = tcw_uses_pairs(w);
+  const int sms = device_sm_count(), force = g_tcw_force_plan.load(std::memory_order_relaxed);
+  auto slots_at = [&](int mn) {
+    const int64_t tiles = p.sched.row_tiles * ((M + mn - 1) / mn);
+    return tcw_slots(M, w.N, p.steps, tiles, sms, blocks_per_sm(mn, w.bits, p.pairs), mn >= 64 ? kTcwSharedSmMinSteps : 0,
+                     force, tcw_whole_runs(mn, w.bits, p.steps));
+  };
+  // The token tile (lib/kbit/tcw_sched.h): M's default, or a smaller one where the cost model puts it
+  // well ahead. The forced plans (tests) keep the default tile.
+  p.mn = force != 0 ? tcw_default_tile(M) : tcw_choose_tile(M, w.N, w.bits, sms, slots_at);
   p.tok_tiles = (M + p.mn - 1) / p.mn;
   const int64_t tiles = p.sched.row_tiles * p.tok_tiles;
   p.permuted_bytes = (static_cast<size_t>(p.tok_tiles) * p.steps * p.mn * kTileBytesPerToken + 255) / 256 * 256;
-  p.pairs = tcw_uses_pairs(w);
   p.sched.units = tiles * p.steps;
-  const TcwSlots sl = tcw_slots(M, w.N, p.steps, tiles, device_sm_count(), blocks_per_sm(p.mn, w.bits, p.pairs),
-                                p.mn >= 64 ? kTcwSharedSmMinSteps : 0, g_tcw_force_plan.load(std::memory_order_relaxed),
-                                tcw_whole_runs(p.mn, w.bits, p.steps));
+  const TcwSlots sl = slots_at(p.mn);
   p.ctas_per_sm = sl.ctas_per_sm;
   p.sched.ctas = sl.part.ctas;
   p.sched.splits = sl.part.splits;

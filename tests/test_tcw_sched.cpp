@@ -286,3 +286,51 @@ TEST_CASE("tcw_partition(whole): one wave of equal runs of whole tiles in place 
       }
     }
 }
+
+TEST_CASE("tcw token tile: the default by M, and smaller tiles only where the cost model puts them 8% ahead") {
+  CHECK(kbit::tcw_default_tile(1) == 32);
+  CHECK(kbit::tcw_default_tile(33) == 64);
+  CHECK(kbit::tcw_default_tile(65) == 128);
+  CHECK(kbit::tcw_default_tile(128) == 128);
+  CHECK(kbit::tcw_default_tile(129) == 256);
+  // slots as tcw_plan gives them on 132 SMs: one CTA per SM, two for k = 2's 64-token kernel (and the
+  // 32-token ones); whole runs where tcw_whole_runs allows them
+  int bits = 4;
+  int64_t M = 0, N = 0, steps = 0;
+  auto slots_at = [&](int mn) {
+    const int64_t tiles = (N + 127) / 128 * ((M + mn - 1) / mn);
+    const int res = mn == 32 || (mn == 64 && bits == 2) ? 2 : 1;
+    return kbit::tcw_slots(M, N, steps, tiles, 132, res, mn >= 64 ? kbit::kTcwSharedSmMinSteps : 0, 0,
+                           mn >= 128 && bits >= 4 && steps >= 16);
+  };
+  auto pick = [&](int64_t m, int64_t n, int64_t k, int b) {
+    M = m, N = n, steps = (k + 127) / 128, bits = b;
+    return kbit::tcw_choose_tile(M, N, bits, 132, slots_at);
+  };
+  // Rows of bench/results/2026-11-27-h100-mncap (k = 4 unless stated; us at 256 / 128 / 64 tokens):
+  CHECK(pick(256, 5120, 768, 4) == 128);    // GLM q_b_proj: 19.4 / 12.4 / 17.7 (K split 2 ways at 256)
+  CHECK(pick(1024, 2048, 512, 4) == 128);   // Qwen3 shared_expert.down: 23.0 / 10.8 / 13.7
+  CHECK(pick(384, 10240, 2048, 2) == 128);  // Qwen3 dense.gate_up, k = 2: 57.9 / 39.8 / 51.1 (half a token tile empty)
+  CHECK(pick(128, 576, 2048, 4) == 64);     // GLM kv_a_proj: - / 9.6 / 8.5
+  CHECK(pick(1024, 57344, 8192, 4) == 256); // Llama-3-70B gate_up: 1507 / 2028 / 3244
+  CHECK(pick(256, 8960, 512, 4) == 256);    // GLM kv_b_proj: 13.8 / 16.8 / 19.1
+  CHECK(pick(384, 8192, 28672, 4) == 256);  // Llama-3-70B down: 336 / 369 (stream-K, within 8% by the model) / 612
+  // never below 64 tokens or a quarter of the default; the default at M <= 64; and a smaller tile only
+  // where its modelled cost is <= 92% of the default's
+  for (int b : {2, 3, 4, 5})
+    for (int64_t m : {1, 32, 33, 64, 65, 96, 128, 129, 200, 256, 384, 512, 768, 1000, 1024, 4096})
+      for (int64_t n : {64, 512, 2048, 5120, 8960, 57344})
+        for (int64_t k : {512, 2048, 8192}) {
+          const int mn = pick(m, n, k, b), d = kbit::tcw_default_tile(m);
+          INFO("M ", m, " N ", n, " K ", k, " bits ", b, " tile ", mn);
+          CHECK((mn == d || (d >= 128 && mn >= 64 && mn >= d / 4 && mn < d)));
+          if (mn != d) {
+            auto cost = [&](int t) {
+              const kbit::TcwSlots s = slots_at(t);
+              return kbit::tcw_plan_cost(t, b, s.part, 132 * s.ctas_per_sm,
+                                         kbit::tcw_partial_bytes(m, n, t, (n + 127) / 128 * ((m + t - 1) / t), s.part));
+            };
+            CHECK(cost(mn) <= 0.92 * cost(d));
+          }
+        }
+}

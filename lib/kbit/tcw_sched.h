@@ -147,6 +147,62 @@ inline TcwSlots tcw_slots(int64_t M, int64_t N, int64_t steps, int64_t tiles, in
   return r;
 }
 
+// tcw's token tile (tokens per CTA tile, wgmma's N) by M alone: the least of 32, 64, 128 and 256 that
+// holds M, 256 from M = 129 up. tcw_choose_tile may take a smaller one from M = 65 up.
+KBIT_HD constexpr int tcw_default_tile(int64_t M) { return M <= 32 ? 32 : M <= 64 ? 64 : M <= 128 ? 128 : 256; }
+
+// The relative cost of a tcw plan at token tile mn (64, 128 or 256), by which tcw_choose_tile compares
+// tiles: c(mn, k) per step of the longest CTA (the waves of CTAs at most `slots` at a time, times a CTA's
+// steps) plus b(k) per MB of fp32 partials (split-K slices or stream-K's slots of shared tiles). Fitted
+// (least squares, relative error) to tcw over the dense catalogue at M = 128..1024 under 256-, 128- and
+// 64-token tiles on the H100 (bench/results/2026-11-27-h100-mncap; us): k = 2 c = 1.27 / 1.09 / 1.64 at
+// 64 / 128 / 256 tokens (its 64-token kernel holds two CTAs per SM), b = 0.62; k = 4 c = 0.92 / 1.12 / 1.70,
+// b = 0.48. A step costs about the same at 64 and 128 tokens (~1 us: the decode and the activation stream,
+// not the tensor pipe, ncu in -stepsncu), so smaller tiles pay where they remove K slices, partials or a
+// half-empty token tile. k = 3 takes k = 2's figures (byte-table decode), k = 5 k = 4's.
+inline double tcw_plan_cost(int mn, int bits, const TcwPartition& part, int64_t slots, double partial_bytes) {
+  static constexpr double c2[3] = {1.27, 1.09, 1.64}, c4[3] = {0.92, 1.12, 1.70};
+  const int i = mn <= 64 ? 0 : mn <= 128 ? 1 : 2;
+  const double c = bits <= 3 ? c2[i] : c4[i], b = bits <= 3 ? 0.62 : 0.48;
+  const int64_t waves = part.splits > 0 ? (part.ctas + slots - 1) / slots : 1;
+  return c * static_cast<double>(waves * part.cta_steps) + b * partial_bytes / 1.0e6;
+}
+// The fp32 partial bytes of a tcw plan: split-K slices x M x N, or stream-K's two slots of mn x 128 per CTA
+// where some tile is shared (the tiles do not divide among the CTAs).
+inline double tcw_partial_bytes(int64_t M, int64_t N, int mn, int64_t tiles, const TcwPartition& part) {
+  if (part.splits > 1) return 4.0 * part.splits * static_cast<double>(M) * static_cast<double>(N);
+  if (part.splits == 0 && tiles % part.ctas != 0) return 4.0 * 2 * static_cast<double>(part.ctas) * mn * 128;
+  return 0.0;
+}
+// tcw_plan's token tile for M tokens: the default (tcw_default_tile), or from M = 65 up a half or a quarter
+// of it (at least 64 tokens) where tcw_plan_cost puts that plan at <= 92% of the default's (and below any
+// other candidate). slots_at(mn) gives the plan's TcwSlots at tile mn (tcw_slots with that tile's
+// kernel). The 8% margin: in the fitted record every row it moves is then faster or within 2%
+// (geomean 1.065x at k = 2 and 4 over M = 128..1024), where choosing by the bare minimum moved some
+// rows that lost up to 16% (Llama-3-70B mlp.down at M = 384 to a stream-K plan at 128 tokens).
+template <class SlotsAt>
+int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at) {
+  const int mn0 = tcw_default_tile(M);
+  auto cost = [&](int mn) {
+    const TcwSlots s = slots_at(mn);
+    const int64_t tiles = (N + 127) / 128 * ((M + mn - 1) / mn);
+    return tcw_plan_cost(mn, bits, s.part, static_cast<int64_t>(sms) * s.ctas_per_sm,
+                         tcw_partial_bytes(M, N, mn, tiles, s.part));
+  };
+  int best = mn0;
+  if (mn0 < 128) return best;
+  const double c0 = cost(mn0);
+  double cb = c0;
+  for (int mn = mn0 / 2; mn >= 64 && mn >= mn0 / 4; mn /= 2) {
+    const double c = cost(mn);
+    if (c <= 0.92 * c0 && c < cb) {
+      best = mn;
+      cb = c;
+    }
+  }
+  return best;
+}
+
 // grouped_tcw (kernels/grouped_tcw.cu): a work item of `rows` routed rows (1 <= rows <= tile) in a
 // `tile`-token tile runs its wgmma at width tile >> j, the least power-of-two part of the tile that
 // holds its rows and is at least 32 tokens wide (wgmma's N; the kernel has one step loop per width).
