@@ -441,8 +441,15 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     // against dequant_cublas' 6.07-6.22; at k = 5 6.08-6.32 against 6.19-6.22).
     if (M <= 64 && have_cublas && pdl_live && (M <= 32 || w.bits <= 4)) return Kernel::tcw;
     if (M > 64 && M <= 128 && weights >= 4.0e6 && (w.K > 512 || !have_cublas)) return Kernel::tcw;
-    if (M <= 256 && weights >= (have_cublas ? 10.0e6 : 8.0e6)) return Kernel::tcw;
-    if (M <= 512 && ((w.K >= 5120 && weights >= (have_cublas ? 16.0e6 : 8.0e6)) || weights >= 40.0e6))
+    // Since tcw chooses its token tile by its cost model (tcw_choose_tile, 2026-11-27, thirty-first
+    // session; bench/results/2026-11-27-h100-tileland), on rows of K >= 5120 it takes 8 M weights at
+    // 129..256 (Llama-3-70B k/v_proj, 8.4 M: 1.09-1.14x ahead of dequant_cublas at M = 256) and 10 M at
+    // 257..512 (Qwen3 dense.down, GLM o_proj, 10.5 M: 1.00-1.12x ahead at M = 384, 512); on shorter rows
+    // the bounds stand (Qwen3 q_proj, 8.4 M, K = 2048: dequant_cublas 1.10x ahead at M = 256; o_proj,
+    // K = 4096: even).
+    const bool long_rows = w.K >= 5120;
+    if (M <= 256 && weights >= (have_cublas && !long_rows ? 10.0e6 : 8.0e6)) return Kernel::tcw;
+    if (M <= 512 && ((long_rows && weights >= (have_cublas ? 10.0e6 : 8.0e6)) || weights >= 40.0e6))
       return Kernel::tcw;
     // At 513..1024 from 40 M weights at k <= 4 since tcw's mbarrier stages (bench/results/2026-11-27-
     // h100-sk128land/ldisp, tcw_pdl against dequant_cublas at M = 1024: 1.12-1.25x at k = 2, 1.04-1.15x

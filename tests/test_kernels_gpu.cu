@@ -874,7 +874,8 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
   // choose_kernel reads only the shape (no memory allocated). With a cuBLAS handle (bench/results/
   // 2026-11-27-h100-ldisp): tcw up to M = 32 on every shape (the short narrow rows only with live
   // PDL), at M = 64 too (the short narrow rows only with live PDL at k <= 4: -tcwpdl64*), at
-  // 65..128 from 4 M weights on rows of K > 512, at 129..256 from 10 M, at 257..512 from 16 M on rows of K >= 5120 or from 40 M,
+  // 65..128 from 4 M weights on rows of K > 512, at 129..256 from 10 M (8 M on rows of K >= 5120), at
+  // 257..512 from 10 M on rows of K >= 5120 (16 M before tcw's token tile choice, -tileland) or from 40 M,
   // at 513..1024 from 40 M at k <= 4 (-sk128land/ldisp, -m1024); dequant_cublas elsewhere. Without one,
   // the earlier bounds (4 M at M <= 128, 8 M at M <= 256 and on long rows at M <= 512) against mma, and
   // 4 M at 513..1024 (-m1024/mma).
@@ -892,9 +893,12 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
       {8960, 512, 128, dq, tcw},    // GLM kv_b_proj, 4.6 M, K = 512
       {1024, 4096, 128, tcw, tcw},  // Llama-3-8B k_proj, 4.2 M
       {1024, 8192, 128, tcw, tcw},  // Llama-3-70B k_proj, 8.4 M
-      {1024, 8192, 256, dq, tcw},
+      {1024, 8192, 256, tcw, tcw},  // (8.4 M on rows of K >= 5120)
+      {1024, 8192, 512, dq, tcw},
+      {2048, 4096, 256, dq, tcw},   // Qwen3 o_proj, 8.4 M, K < 5120
+      {4096, 2048, 256, dq, tcw},   // Qwen3 q_proj, 8.4 M
       {2048, 5120, 256, tcw, tcw},  // Qwen3 dense.down, 10.5 M
-      {2048, 5120, 512, dq, tcw},
+      {2048, 5120, 512, tcw, tcw},  // (from 10 M on rows of K >= 5120)
       {2048, 10240, 512, tcw, tcw},  // GLM shared_experts.down, 21 M
       {4096, 4096, 512, dq, mma},    // Llama-3-8B q_proj, 16.8 M, K < 5120
       {20480, 2048, 512, tcw, tcw},  // GLM shared_experts.gate_up, 42 M
