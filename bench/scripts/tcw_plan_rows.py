@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tcw's partition beside ab_rows.py's k = 2 rows, planned on one and on two CTAs per SM of the
-H100's 132 SMs. A Python copy of tcw_partition (lib/kbit/tcw_sched.h) for reading a record; the
+H100's 132 SMs. tcw_tile_fit.py's Python copy of tcw_partition (lib/kbit/tcw_sched.h) for reading a record; the
 C++ function is the one the CPU tests check.
   tcw_plan_rows.py AB_ROWS_TXT
 prints: model shape M N K speedup, then each plan as (kind, CTAs, steps a CTA[, slices])."""
@@ -9,24 +9,19 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tcw_tile_fit  # noqa: E402 (the Python copy of tcw_partition)
+
 STEP_K, ROWS, SMS = 128, 128, 132
 
 
 def partition(M, N, K, slots):
     mn = 32 if M <= 32 else 64 if M <= 64 else 128 if M <= 128 else 256
     steps = -(-K // STEP_K)
-    tiles = -(-N // ROWS) * -(-M // mn)
-    units = tiles * steps
-    splits = min(max(1, slots // tiles), max(1, steps // 2))
-    while splits > 1 and splits * M * N * 4 > 32e6:
-        splits -= 1
-    slice_ = -(-steps // splits)
-    per_tile = -(-(tiles * splits) // slots) * slice_
-    ctas_k = max(1, min(slots, units // 2))
-    stream_k = -(-units // ctas_k) * -(-ctas_k // slots)
-    if per_tile >= 32 and 100 * stream_k <= 86 * per_tile:
-        return ('stream-K', ctas_k, -(-units // ctas_k))
-    return ('per tile', tiles * splits, slice_, splits)
+    p = tcw_tile_fit.partition(M, N, steps, -(-N // ROWS) * -(-M // mn), slots, False)
+    if p['kind'] == 'sk':
+        return ('stream-K', p['ctas'], p['cs'])
+    return ('per tile', p['ctas'], p['cs'], p['splits'])
 
 
 def main():

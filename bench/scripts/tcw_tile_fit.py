@@ -17,7 +17,6 @@ import math
 import os
 import sys
 
-import numpy as np
 
 SMS = 132
 
@@ -125,6 +124,7 @@ def classes(d, old, new):
 def main():
     if sys.argv[1] == '--classes':
         return classes(*sys.argv[2:5])
+    import numpy as np  # (the fit alone needs it)
     d = sys.argv[1]
     times = collections.defaultdict(dict)
     for arm, mn in (('1-c256', 256), ('2-c128', 128), ('3-c64', 64)):
