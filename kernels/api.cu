@@ -425,11 +425,12 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // 6.00-6.14 us; launched plainly tcw took 7.08-7.30); at 65..128 from 4 M weights on rows of K > 512
   // (GLM kv_b_proj, 4.6 M, K = 512: 9.5-9.6 against 10.3 us; Llama-3-8B k/v_proj, 4.2 M, stayed 1-2%
   // ahead on tcw) and, by the next bound, from 10 M on any rows (no catalogue shape of K <= 512 has
-  // that many weights; not measured); at 129..256 from 10 M (the 8.4 M shapes 1.06-1.24x faster on dequant_cublas: Qwen3
-  // q_proj 22.1 -> 18.4 us at k = 4; the 10.5 M ones stay on tcw, 1.01-1.08x ahead in -ldisp); at
-  // 257..512 on rows of K >= 5120 from 16 M (Llama-3-70B k/v_proj, 8.4 M, 1.13-1.27x and Qwen3
-  // dense.down and GLM o_proj, 10.5 M, 1.09-1.16x faster on dequant_cublas; GLM shared_experts.down,
-  // 21 M, stays on tcw, 1.00-1.08x ahead in -ldisp) or from 40 M. Without a cuBLAS handle the
+  // that many weights; not measured); at 129..256 from 10 M (then the 8.4 M shapes were 1.06-1.24x faster on
+  // dequant_cublas: Qwen3 q_proj 22.1 -> 18.4 us at k = 4; the 10.5 M ones stayed on tcw, 1.01-1.08x ahead
+  // in -ldisp); at 257..512 on rows of K >= 5120 from 16 M (then Llama-3-70B k/v_proj, 8.4 M, 1.13-1.27x and
+  // Qwen3 dense.down and GLM o_proj, 10.5 M, 1.09-1.16x faster on dequant_cublas; GLM shared_experts.down,
+  // 21 M, stayed on tcw, 1.00-1.08x ahead in -ldisp) or from 40 M. Since tcw's token tile choice the
+  // long-row bounds are lower (below). Without a cuBLAS handle the
   // alternative is mma and the earlier bounds (bench/results/2026-11-25-h100-tcw) stay: 65..128 on
   // any rows, 8 M at 129..256 and on the long rows at 257..512.
   if (tcw_ok) {

@@ -536,10 +536,14 @@ cudaError_t tcw_launch_bytes(bool pdl, int ctas_per_sm, int& launch_bytes) {
                               std::max(bytes, pads.cap));
 }
 
-// Whether launch_t launches a plan's kernels with LinearArgs::pdl (comment there).
+// Whether launch_t launches a plan's kernels with LinearArgs::pdl (comment there). Only up to M = 64 (one
+// token tile of at most 64 tokens), as LinearArgs::pdl documents: a 64-token tile that tcw_choose_tile took
+// at M > 64 launches plainly (its PDL launches were never measured, and a caller may rely on the flag being
+// ignored above M = 64).
 template <int MN, int KB>
 bool tcw_launch_pdl(bool pdl, const TcwPlan& p) {
-  return pdl && (MN == 32 || (kTcwPdlMain<MN, KB> && (KBIT_TCW_PDL64 == 2 || p.sched.ctas <= device_sm_count())));
+  return pdl && p.tok_tiles * MN <= 64 &&
+         (MN == 32 || (kTcwPdlMain<MN, KB> && (KBIT_TCW_PDL64 == 2 || p.sched.ctas <= device_sm_count())));
 }
 
 template <Act ACT, int KB, int MN, bool PR>

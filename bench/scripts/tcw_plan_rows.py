@@ -2,6 +2,7 @@
 """tcw's partition beside ab_rows.py's k = 2 rows, planned on one and on two CTAs per SM of the
 H100's 132 SMs. tcw_tile_fit.py's Python copy of tcw_partition (lib/kbit/tcw_sched.h) for reading a record; the
 C++ function is the one the CPU tests check.
+(It plans M's default tile, tcw_default_tile: the records it reads predate tcw_choose_tile.)
   tcw_plan_rows.py AB_ROWS_TXT
 prints: model shape M N K speedup, then each plan as (kind, CTAs, steps a CTA[, slices])."""
 import json

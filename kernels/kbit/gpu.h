@@ -83,8 +83,8 @@ struct LinearArgs {
   // before they read A or touch C or the workspace. Each also lets the next launch in the stream
   // start early. With the same kernel and plan the results are those of the plain launch bit for
   // bit; automatic's PDL choices and gemv's PDL plans (unsplit at M = 1 on K <= 512) may sum in
-  // another order, within every kernel's tolerance. tcw above M = 64, mma and dequant_cublas
-  // ignore the flag. Off by default.
+  // another order, within every kernel's tolerance. tcw above M = 64 (whatever token tile its plan
+  // takes), mma and dequant_cublas ignore the flag. Off by default.
   bool pdl = false;
 };
 

@@ -176,10 +176,11 @@ inline double tcw_partial_bytes(int64_t M, int64_t N, int mn, int64_t tiles, con
 }
 // tcw_plan's token tile for M tokens: the default (tcw_default_tile), or from M = 65 up a half or a quarter
 // of it (at least 64 tokens) where tcw_plan_cost puts that plan at <= 92% of the default's (and below any
-// other candidate). slots_at(mn) gives the plan's TcwSlots at tile mn (tcw_slots with that tile's
-// kernel). The 8% margin: in the fitted record every row it moves is then faster or within 2%
+// other candidate) and its token tiles fit tcw_kernel's grid. slots_at(mn) gives the plan's TcwSlots at
+// tile mn (tcw_slots with that tile's kernel). The 8% margin: in the fitted record every row it moves is then faster or within 2%
 // (geomean 1.065x at k = 2 and 4 over M = 128..1024), where choosing by the bare minimum moved some
 // rows that lost up to 16% (Llama-3-70B mlp.down at M = 384 to a stream-K plan at 128 tokens).
+inline constexpr int64_t kTcwMaxTokenTiles = 65535;  // tcw_kernel's grid y
 template <class SlotsAt>
 int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at) {
   const int mn0 = tcw_default_tile(M);
@@ -194,6 +195,7 @@ int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at)
   const double c0 = cost(mn0);
   double cb = c0;
   for (int mn = mn0 / 2; mn >= 64 && mn >= mn0 / 4; mn /= 2) {
+    if ((M + mn - 1) / mn > kTcwMaxTokenTiles) break;  // the grid's y (kTcwMaxM assumes 256-token tiles)
     const double c = cost(mn);
     if (c <= 0.92 * c0 && c < cb) {
       best = mn;
