@@ -419,6 +419,8 @@ bool tcw_whole_runs(int mn, int bits, int64_t steps) {
          steps >= 16;
 }
 
+static_assert(kTcwRows == 128, "tcw_sched.h's plan costs and partial bytes count 128-row tiles");
+
 TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   TcwPlan p;
   p.steps = tcw_steps(w.K);
@@ -441,13 +443,8 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   p.ctas_per_sm = sl.ctas_per_sm;
   p.sched.ctas = sl.part.ctas;
   p.sched.splits = sl.part.splits;
-  if (p.sched.splits == 0) {
-    p.shared_tiles = tiles % p.sched.ctas != 0;
-    if (p.shared_tiles) p.partial_bytes = static_cast<size_t>(p.sched.ctas) * 2 * p.mn * kTcwRows * sizeof(float);
-  } else {
-    p.shared_tiles = p.sched.splits > 1;
-    if (p.shared_tiles) p.partial_bytes = static_cast<size_t>(p.sched.splits) * M * w.N * sizeof(float);
-  }
+  p.partial_bytes = static_cast<size_t>(tcw_partial_bytes(M, w.N, p.mn, tiles, sl.part));
+  p.shared_tiles = p.partial_bytes > 0;
   return p;
 }
 

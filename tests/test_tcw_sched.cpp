@@ -325,11 +325,7 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles only where the co
           INFO("M ", m, " N ", n, " K ", k, " bits ", b, " tile ", mn);
           CHECK((mn == d || (d >= 128 && mn >= 64 && mn >= d / 4 && mn < d)));
           if (mn != d) {
-            auto cost = [&](int t) {
-              const kbit::TcwSlots s = slots_at(t);
-              return kbit::tcw_plan_cost(t, b, s.part, 132 * s.ctas_per_sm,
-                                         kbit::tcw_partial_bytes(m, n, t, (n + 127) / 128 * ((m + t - 1) / t), s.part));
-            };
+            auto cost = [&](int t) { return kbit::tcw_tile_cost(m, n, t, b, 132, slots_at(t)); };
             CHECK(cost(mn) <= 0.92 * cost(d));
           }
         }

@@ -167,35 +167,38 @@ inline double tcw_plan_cost(int mn, int bits, const TcwPartition& part, int64_t 
   const int64_t waves = part.splits > 0 ? (part.ctas + slots - 1) / slots : 1;
   return c * static_cast<double>(waves * part.cta_steps) + b * partial_bytes / 1.0e6;
 }
-// The fp32 partial bytes of a tcw plan: split-K slices x M x N, or stream-K's two slots of mn x 128 per CTA
-// where some tile is shared (the tiles do not divide among the CTAs).
-inline double tcw_partial_bytes(int64_t M, int64_t N, int mn, int64_t tiles, const TcwPartition& part) {
-  if (part.splits > 1) return 4.0 * part.splits * static_cast<double>(M) * static_cast<double>(N);
-  if (part.splits == 0 && tiles % part.ctas != 0) return 4.0 * 2 * static_cast<double>(part.ctas) * mn * 128;
-  return 0.0;
+// The fp32 partial bytes of a tcw plan over `tiles` tiles of mn tokens (tcw_plan's workspace after the
+// permuted activations; 0 where no tile is shared): split-K's slices x M x N, or stream-K's two slots of
+// mn x 128 per CTA where some tile is shared (the tiles do not divide among the CTAs).
+inline int64_t tcw_partial_bytes(int64_t M, int64_t N, int mn, int64_t tiles, const TcwPartition& part) {
+  if (part.splits > 1) return int64_t{4} * part.splits * M * N;
+  if (part.splits == 0 && tiles % part.ctas != 0) return int64_t{4} * 2 * part.ctas * mn * 128;
+  return 0;
 }
+// tcw_plan_cost of the plan `s` (tcw_slots' answer at tile mn on `sms` SMs) for M x N.
+inline double tcw_tile_cost(int64_t M, int64_t N, int mn, int bits, int sms, const TcwSlots& s) {
+  const int64_t tiles = (N + 127) / 128 * ((M + mn - 1) / mn);
+  return tcw_plan_cost(mn, bits, s.part, static_cast<int64_t>(sms) * s.ctas_per_sm,
+                       static_cast<double>(tcw_partial_bytes(M, N, mn, tiles, s.part)));
+}
+inline constexpr int64_t kTcwMaxTokenTiles = 65535;  // tcw_kernel's grid y (kTcwMaxM assumes 256-token tiles)
 // tcw_plan's token tile for M tokens: the default (tcw_default_tile), or from M = 65 up a half or a quarter
 // of it (at least 64 tokens) where tcw_plan_cost puts that plan at <= 92% of the default's (and below any
 // other candidate) and its token tiles fit tcw_kernel's grid. slots_at(mn) gives the plan's TcwSlots at
-// tile mn (tcw_slots with that tile's kernel). The 8% margin: in the fitted record every row it moves is then faster or within 2%
-// (geomean 1.065x at k = 2 and 4 over M = 128..1024), where choosing by the bare minimum moved some
-// rows that lost up to 16% (Llama-3-70B mlp.down at M = 384 to a stream-K plan at 128 tokens).
-inline constexpr int64_t kTcwMaxTokenTiles = 65535;  // tcw_kernel's grid y
+// tile mn (tcw_slots with that tile's kernel). The 8% margin: in the fitted record every row it moves is
+// then faster or within 2% (geomean 1.065x at k = 2 and 4 over M = 128..1024), where choosing by the bare
+// minimum moved some rows that lost up to 16% (Llama-3-70B mlp.down at M = 384 to a stream-K plan at 128
+// tokens).
 template <class SlotsAt>
 int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at) {
   const int mn0 = tcw_default_tile(M);
-  auto cost = [&](int mn) {
-    const TcwSlots s = slots_at(mn);
-    const int64_t tiles = (N + 127) / 128 * ((M + mn - 1) / mn);
-    return tcw_plan_cost(mn, bits, s.part, static_cast<int64_t>(sms) * s.ctas_per_sm,
-                         tcw_partial_bytes(M, N, mn, tiles, s.part));
-  };
-  int best = mn0;
-  if (mn0 < 128) return best;
+  if (mn0 < 128) return mn0;
+  auto cost = [&](int mn) { return tcw_tile_cost(M, N, mn, bits, sms, slots_at(mn)); };
   const double c0 = cost(mn0);
+  int best = mn0;
   double cb = c0;
   for (int mn = mn0 / 2; mn >= 64 && mn >= mn0 / 4; mn /= 2) {
-    if ((M + mn - 1) / mn > kTcwMaxTokenTiles) break;  // the grid's y (kTcwMaxM assumes 256-token tiles)
+    if ((M + mn - 1) / mn > kTcwMaxTokenTiles) break;
     const double c = cost(mn);
     if (c <= 0.92 * c0 && c < cb) {
       best = mn;
