@@ -46,7 +46,7 @@ namespace kbit::gpu::detail {
 // The kernel for per-tile plans (splits >= 1): CTA (row tile, token tile, slice) = blockIdx (x, y,
 // z), slices of a tile summed by tcw_reduce_kernel.
 template <Act ACT, int KB, int MN, bool PR>
-__global__ void __launch_bounds__(kTcwThreads, TcwCfg<MN>::kMinBlocks)
+__global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN>)
     tcw_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C, int M, TiledView w,
                SplitK sk) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)

@@ -94,6 +94,12 @@ struct TcwCfg {
   static constexpr int kSmem = kStages * kStageBytes;
   static constexpr int kMinBlocks = MN <= 32 ? 2 : 1;
 };
+// Experiment knob: bit k set = tcw's 64-token kernels at k bits ask __launch_bounds__ for two CTAs per SM.
+#ifndef KBIT_TCW_MINB64
+#define KBIT_TCW_MINB64 0
+#endif
+template <int KB, int MN>
+constexpr int kTcwMinBlocks = MN == 64 && ((KBIT_TCW_MINB64 >> KB) & 1) ? 2 : TcwCfg<MN>::kMinBlocks;
 
 struct TcwSmem {
   alignas(256) float cb[32];
