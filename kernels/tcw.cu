@@ -19,7 +19,9 @@
 // stage, counted by a full mbarrier, and refills a stage once every warp has arrived on its empty
 // mbarrier (its wgmma of the step that read it retired).
 // Token tile: M's default (32, 64, 128, 256 tokens), or from M = 65 up half or a quarter of it where
-// the plans' cost model puts that well ahead (tcw_choose_tile, lib/kbit/tcw_sched.h).
+// the plans' cost model puts that well ahead (tcw_choose_tile, lib/kbit/tcw_sched.h). An SM holds two
+// CTAs of the 32-token kernels and of the 64-token ones of k = 2 and of k = 4 on the pair table
+// (kTcwMinBlocks, tcw_common.cuh), one of the others; the plan counts what the kernel holds (tcw_slots).
 // Work (tcw_plan; tcw_slots, lib/kbit/tcw_sched.h): per tile -- tcw_kernel on row tiles x token tiles x K
 // slices, the slices' fp32 partials summed by tcw_reduce_kernel -- or, where whole tiles leave the
 // last wave short, stream-K -- tcw_streamk_kernel (tcw_streamk.cuh) on one wave of CTAs, each a
@@ -46,7 +48,7 @@ namespace kbit::gpu::detail {
 // The kernel for per-tile plans (splits >= 1): CTA (row tile, token tile, slice) = blockIdx (x, y,
 // z), slices of a tile summed by tcw_reduce_kernel.
 template <Act ACT, int KB, int MN, bool PR>
-__global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN>)
+__global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
     tcw_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C, int M, TiledView w,
                SplitK sk) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)

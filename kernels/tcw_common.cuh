@@ -94,12 +94,19 @@ struct TcwCfg {
   static constexpr int kSmem = kStages * kStageBytes;
   static constexpr int kMinBlocks = MN <= 32 ? 2 : 1;
 };
-// Experiment knob: bit k set = tcw's 64-token kernels at k bits ask __launch_bounds__ for two CTAs per SM.
-#ifndef KBIT_TCW_MINB64
-#define KBIT_TCW_MINB64 0
+// The CTAs per SM that tcw_kernel's and tcw_streamk_kernel's registers must allow (__launch_bounds__):
+// TcwCfg's, and two for k = 4's 64-token kernels on the pair table (PR). ptxas then fits them in 123 and
+// 128 registers (130 and 143 unbounded) without spills, so an SM holds two CTAs (16 warps) instead of one,
+// and tcw_slots plans for two where a CTA keeps >= 6 steps. On the H100 (bench/results/
+// 2026-11-27-h100-minb64, tcw at k = 4, M = 33..64) 1.06-1.07x geomean, up to 1.29x (Llama-3-70B mlp.down
+// M = 33 102.0 -> 79.1 us), lowest row 0.996x. k = 5 (and k = 4 without the pair table) would spill
+// (60 / 88 bytes at k = 5): k = 5 measured 0.68-0.95x, so they keep one CTA. KBIT_TCW_PAIRS64_MINB2=0 turns
+// it off (experiments).
+#ifndef KBIT_TCW_PAIRS64_MINB2
+#define KBIT_TCW_PAIRS64_MINB2 1
 #endif
-template <int KB, int MN>
-constexpr int kTcwMinBlocks = MN == 64 && ((KBIT_TCW_MINB64 >> KB) & 1) ? 2 : TcwCfg<MN>::kMinBlocks;
+template <int KB, int MN, bool PR>
+constexpr int kTcwMinBlocks = KBIT_TCW_PAIRS64_MINB2 && MN == 64 && KB == 4 && PR ? 2 : TcwCfg<MN>::kMinBlocks;
 
 struct TcwSmem {
   alignas(256) float cb[32];

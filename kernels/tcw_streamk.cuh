@@ -13,7 +13,7 @@ namespace kbit::gpu::detail {
 // tcw_kernel (tcw.cu), which was ~0.9 us faster on small shapes in the same run, likely its fixed-tile
 // indexing against the 64-bit divisions of the unit walk).
 template <Act ACT, int KB, int MN, bool PR>
-__global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN>)
+__global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
     tcw_streamk_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C, int M, TiledView w,
                TcwSched sch) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)

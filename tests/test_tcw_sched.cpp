@@ -293,13 +293,13 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles only where the co
   CHECK(kbit::tcw_default_tile(65) == 128);
   CHECK(kbit::tcw_default_tile(128) == 128);
   CHECK(kbit::tcw_default_tile(129) == 256);
-  // slots as tcw_plan gives them on 132 SMs: one CTA per SM, two for k = 2's 64-token kernel (and the
-  // 32-token ones); whole runs where tcw_whole_runs allows them
+  // slots as tcw_plan gives them on 132 SMs: one CTA per SM, two for the 64-token kernels of k = 2 and of
+  // k = 4 on the pair table (and the 32-token ones); whole runs where tcw_whole_runs allows them
   int bits = 4;
   int64_t M = 0, N = 0, steps = 0;
   auto slots_at = [&](int mn) {
     const int64_t tiles = (N + 127) / 128 * ((M + mn - 1) / mn);
-    const int res = mn == 32 || (mn == 64 && bits == 2) ? 2 : 1;
+    const int res = mn == 32 || (mn == 64 && (bits == 2 || bits == 4)) ? 2 : 1;
     return kbit::tcw_slots(M, N, steps, tiles, 132, res, mn >= 64 ? kbit::kTcwSharedSmMinSteps : 0, 0,
                            mn >= 128 && bits >= 4 && steps >= 16);
   };
@@ -315,6 +315,10 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles only where the co
   CHECK(pick(1024, 57344, 8192, 4) == 256); // Llama-3-70B gate_up: 1507 / 2028 / 3244
   CHECK(pick(256, 8960, 512, 4) == 256);    // GLM kv_b_proj: 13.8 / 16.8 / 19.1
   CHECK(pick(384, 8192, 28672, 4) == 256);  // Llama-3-70B down: 336 / 369 (stream-K, within 8% by the model) / 612
+  // k = 4's 64-token kernel at two CTAs per SM (bench/results/2026-11-27-h100-minb64; us at the default / 64):
+  CHECK(pick(192, 10240, 2048, 4) == 64);   // Qwen3 dense.gate_up: 29.0 / 27.2
+  CHECK(pick(96, 8192, 28672, 4) == 128);   // Llama-3-70B down: 123.0 / 156.9
+  CHECK(pick(192, 57344, 8192, 4) == 256);  // Llama-3-70B gate_up: 346.8 / 464.7
   // never below 64 tokens or a quarter of the default; the default at M <= 64; and a smaller tile only
   // where its modelled cost is <= 92% of the default's
   for (int b : {2, 3, 4, 5})

@@ -45,16 +45,19 @@ def partition(M, N, steps, tiles, slots, whole):
     return r
 
 
-def plan(M, N, K, bits, mn):
+def plan(M, N, K, bits, mn, k4_two=True):
+    # k4_two: k = 4's 64-token kernel (pair table) holds two CTAs per SM, as since
+    # bench/results/2026-11-27-h100-minb64; False for records before it (the -mncap fit below)
     steps, rt = -(-K // 128), -(-N // 128)
     tiles = rt * -(-M // mn)
-    res = 2 if (mn == 32 or (mn == 64 and bits == 2)) else 1
+    res = 2 if (mn == 32 or (mn == 64 and (bits == 2 or (bits == 4 and k4_two)))) else 1
     whole = mn >= 128 and bits >= 4 and steps >= 16
     p = partition(M, N, steps, tiles, res * SMS, whole)
     cps = res
     if res > 1 and p['cs'] < 6:
         p, cps = partition(M, N, steps, tiles, SMS, whole), 1
     p['slots'] = cps * SMS
+    p['cps'] = cps
     p['mk'] = -(-p['ctas'] // p['slots']) * p['cs'] if p['kind'] == 'pt' else p['cs']
     if p['splits'] > 1:
         p['pb'] = p['splits'] * M * N * 4
@@ -65,8 +68,10 @@ def plan(M, N, K, bits, mn):
     return p
 
 
-# The constants tcw_plan_cost uses (lib/kbit/tcw_sched.h): k <= 3 and k >= 4.
+# The constants tcw_plan_cost uses (lib/kbit/tcw_sched.h): k <= 3 and k >= 4; C64_TWO: k >= 4 at 64 tokens
+# where the plan counts two CTAs per SM.
 C = {2: ({64: 1.27, 128: 1.09, 256: 1.64}, 0.62), 4: ({64: 0.92, 128: 1.12, 256: 1.70}, 0.48)}
+C64_TWO = 1.48
 
 
 def choose(M, N, K, bits):
@@ -74,7 +79,10 @@ def choose(M, N, K, bits):
     if top < 128:
         return top
     c, b = C[2 if bits <= 3 else 4]
-    cost = lambda mn: (lambda p: c[mn] * p['mk'] + b * p['pb'] / 1e6)(plan(M, N, K, bits, mn))
+    def cost(mn):
+        p = plan(M, N, K, bits, mn)
+        cm = C64_TWO if bits >= 4 and mn == 64 and p['cps'] == 2 else c[mn]
+        return cm * p['mk'] + b * p['pb'] / 1e6
     best, c0 = top, cost(top)
     cb = c0
     mn = top // 2
@@ -140,7 +148,8 @@ def main():
             if key[3] != k:
                 continue
             top = 128 if key[2] <= 128 else 256
-            rows.append({mn: (plan(key[2], key[4], key[5], k, mn), t[mn]) for mn in (64, 128, 256) if mn <= top and mn in t})
+            rows.append({mn: (plan(key[2], key[4], key[5], k, mn, k4_two=False), t[mn])
+                         for mn in (64, 128, 256) if mn <= top and mn in t})
         X, y = [], []
         for c in rows:
             for mn, (p, t) in c.items():

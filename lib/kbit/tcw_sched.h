@@ -160,10 +160,15 @@ KBIT_HD constexpr int tcw_default_tile(int64_t M) { return M <= 32 ? 32 : M <= 6
 // b = 0.48. A step costs about the same at 64 and 128 tokens (~1 us: the decode and the activation stream,
 // not the tensor pipe, ncu in -stepsncu), so smaller tiles pay where they remove K slices, partials or a
 // half-empty token tile. k = 3 takes k = 2's figures (byte-table decode), k = 5 k = 4's.
-inline double tcw_plan_cost(int mn, int bits, const TcwPartition& part, int64_t slots, double partial_bytes) {
+// `ctas_per_sm`: the CTAs per SM the plan counts (TcwSlots). k = 4's 64-token kernels on the pair table
+// hold two (kTcwMinBlocks, kernels/tcw_common.cuh); a step of each of two CTAs sharing an SM costs 1.48
+// (0.92 x 1.61: the ratio of the fitted step costs at two and one CTA per SM, 1.327 / 0.824, over tcw's
+// 64-token plans at M = 33..256, k = 4 in bench/results/2026-11-27-h100-minb64).
+inline double tcw_plan_cost(int mn, int bits, const TcwPartition& part, int64_t slots, double partial_bytes,
+                            int ctas_per_sm) {
   static constexpr double c2[3] = {1.27, 1.09, 1.64}, c4[3] = {0.92, 1.12, 1.70};
   const int i = mn <= 64 ? 0 : mn <= 128 ? 1 : 2;
-  const double c = bits <= 3 ? c2[i] : c4[i], b = bits <= 3 ? 0.62 : 0.48;
+  const double c = bits <= 3 ? c2[i] : (i == 0 && ctas_per_sm >= 2 ? 1.48 : c4[i]), b = bits <= 3 ? 0.62 : 0.48;
   const int64_t waves = part.splits > 0 ? (part.ctas + slots - 1) / slots : 1;
   return c * static_cast<double>(waves * part.cta_steps) + b * partial_bytes / 1.0e6;
 }
@@ -179,7 +184,7 @@ inline int64_t tcw_partial_bytes(int64_t M, int64_t N, int mn, int64_t tiles, co
 inline double tcw_tile_cost(int64_t M, int64_t N, int mn, int bits, int sms, const TcwSlots& s) {
   const int64_t tiles = (N + 127) / 128 * ((M + mn - 1) / mn);
   return tcw_plan_cost(mn, bits, s.part, static_cast<int64_t>(sms) * s.ctas_per_sm,
-                       static_cast<double>(tcw_partial_bytes(M, N, mn, tiles, s.part)));
+                       static_cast<double>(tcw_partial_bytes(M, N, mn, tiles, s.part)), s.ctas_per_sm);
 }
 inline constexpr int64_t kTcwMaxTokenTiles = 65535;  // tcw_kernel's grid y (kTcwMaxM assumes 256-token tiles)
 // tcw_plan's token tile for M tokens: the default (tcw_default_tile), or from M = 65 up a half or a quarter
