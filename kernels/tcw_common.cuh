@@ -105,8 +105,19 @@ struct TcwCfg {
 #ifndef KBIT_TCW_PAIRS64_MINB2
 #define KBIT_TCW_PAIRS64_MINB2 1
 #endif
+// Experiment knobs: KBIT_TCW_MINB64: bit k set = two CTAs per SM at 64 tokens for k bits as well;
+// KBIT_TCW_MINB32: the CTAs per SM at 32 tokens (2).
+#ifndef KBIT_TCW_MINB64
+#define KBIT_TCW_MINB64 0
+#endif
+#ifndef KBIT_TCW_MINB32
+#define KBIT_TCW_MINB32 2
+#endif
 template <int KB, int MN, bool PR>
-constexpr int kTcwMinBlocks = KBIT_TCW_PAIRS64_MINB2 && MN == 64 && KB == 4 && PR ? 2 : TcwCfg<MN>::kMinBlocks;
+constexpr int kTcwMinBlocks = MN == 32 ? KBIT_TCW_MINB32
+                              : MN == 64 && ((KBIT_TCW_PAIRS64_MINB2 && KB == 4 && PR) || ((KBIT_TCW_MINB64 >> KB) & 1))
+                                  ? 2
+                                  : TcwCfg<MN>::kMinBlocks;
 
 struct TcwSmem {
   alignas(256) float cb[32];
