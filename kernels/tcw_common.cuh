@@ -95,29 +95,23 @@ struct TcwCfg {
   static constexpr int kMinBlocks = MN <= 32 ? 2 : 1;
 };
 // The CTAs per SM that tcw_kernel's and tcw_streamk_kernel's registers must allow (__launch_bounds__):
-// TcwCfg's, and two for k = 4's 64-token kernels on the pair table (PR). ptxas then fits them in 123 and
-// 128 registers (130 and 143 unbounded) without spills, so an SM holds two CTAs (16 warps) instead of one,
-// and tcw_slots plans for two where a CTA keeps >= 6 steps. On the H100 (bench/results/
-// 2026-11-27-h100-minb64, tcw at k = 4, M = 33..64) 1.06-1.07x geomean, up to 1.29x (Llama-3-70B mlp.down
-// M = 33 102.0 -> 79.1 us), lowest row 0.996x. k = 5 (and k = 4 without the pair table) would spill
-// (60 / 88 bytes at k = 5): k = 5 measured 0.68-0.95x, so they keep one CTA. KBIT_TCW_PAIRS64_MINB2=0 turns
-// it off (experiments).
-#ifndef KBIT_TCW_PAIRS64_MINB2
-#define KBIT_TCW_PAIRS64_MINB2 1
-#endif
-// Experiment knobs: KBIT_TCW_MINB64: bit k set = two CTAs per SM at 64 tokens for k bits as well;
-// KBIT_TCW_MINB32: the CTAs per SM at 32 tokens (2).
+// TcwCfg's, and two for the 64-token kernels of the widths in KBIT_TCW_MINB64 (bit k; k = 4 only on the pair
+// table, PR), so that an SM holds two CTAs (16 warps) instead of one; tcw_slots then plans for two where a
+// CTA keeps >= 6 steps. ptxas: k = 4 on the pair table 130 / 143 -> 123 / 128 registers (tcw_kernel /
+// stream-K), no spills; k = 3 128 / 135 -> 123 / 128, the stream-K kernel spilling 48 bytes. On the H100:
+// - k = 4 (bench/results/2026-11-27-h100-minb64, -minb64land): tcw 1.054-1.073x geomean at M = 33..64, up to
+//   1.31x (Llama-3-70B mlp.down M = 33 101.8 -> 77.5 us);
+// - k = 3 (-occ2, -occ2land): 1.036-1.045x at M = 48, 64, up to 1.23x (Llama-3-70B mlp.down M = 48 109.9 ->
+//   89.6 us);
+// - k = 5 lost, 0.68-0.95x (60 / 88 bytes spilled); k = 4 without the pair table would spill 24 / 44 bytes
+//   (not measured);
+// - three CTAs per SM at 32 tokens lost, 0.79-0.99x geomean (80 registers, 24-268 bytes spilled; -occ2).
+// k = 2's 64-token kernels (120 / 127 registers) hold two without the bound.
 #ifndef KBIT_TCW_MINB64
-#define KBIT_TCW_MINB64 0
-#endif
-#ifndef KBIT_TCW_MINB32
-#define KBIT_TCW_MINB32 2
+#define KBIT_TCW_MINB64 0x18
 #endif
 template <int KB, int MN, bool PR>
-constexpr int kTcwMinBlocks = MN == 32 ? KBIT_TCW_MINB32
-                              : MN == 64 && ((KBIT_TCW_PAIRS64_MINB2 && KB == 4 && PR) || ((KBIT_TCW_MINB64 >> KB) & 1))
-                                  ? 2
-                                  : TcwCfg<MN>::kMinBlocks;
+constexpr int kTcwMinBlocks = MN == 64 && ((KBIT_TCW_MINB64 >> KB) & 1) && (KB != 4 || PR) ? 2 : TcwCfg<MN>::kMinBlocks;
 
 struct TcwSmem {
   alignas(256) float cb[32];

@@ -293,13 +293,13 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles only where the co
   CHECK(kbit::tcw_default_tile(65) == 128);
   CHECK(kbit::tcw_default_tile(128) == 128);
   CHECK(kbit::tcw_default_tile(129) == 256);
-  // slots as tcw_plan gives them on 132 SMs: one CTA per SM, two for the 64-token kernels of k = 2 and of
+  // slots as tcw_plan gives them on 132 SMs: one CTA per SM, two for the 64-token kernels of k = 2, 3 and of
   // k = 4 on the pair table (and the 32-token ones); whole runs where tcw_whole_runs allows them
   int bits = 4;
   int64_t M = 0, N = 0, steps = 0;
   auto slots_at = [&](int mn) {
     const int64_t tiles = (N + 127) / 128 * ((M + mn - 1) / mn);
-    const int res = mn == 32 || (mn == 64 && (bits == 2 || bits == 4)) ? 2 : 1;
+    const int res = mn == 32 || (mn == 64 && bits <= 4) ? 2 : 1;
     return kbit::tcw_slots(M, N, steps, tiles, 132, res, mn >= 64 ? kbit::kTcwSharedSmMinSteps : 0, 0,
                            mn >= 128 && bits >= 4 && steps >= 16);
   };

@@ -46,11 +46,11 @@ def partition(M, N, steps, tiles, slots, whole):
 
 
 def plan(M, N, K, bits, mn, k4_two=True):
-    # k4_two: k = 4's 64-token kernel (pair table) holds two CTAs per SM, as since
-    # bench/results/2026-11-27-h100-minb64; False for records before it (the -mncap fit below)
+    # k4_two: the 64-token kernels of k = 3 and of k = 4 (pair table) hold two CTAs per SM, as since
+    # bench/results/2026-11-27-h100-minb64 and -occ2; False for records before them (the -mncap fit below)
     steps, rt = -(-K // 128), -(-N // 128)
     tiles = rt * -(-M // mn)
-    res = 2 if (mn == 32 or (mn == 64 and (bits == 2 or (bits == 4 and k4_two)))) else 1
+    res = 2 if (mn == 32 or (mn == 64 and (bits == 2 or (bits in (3, 4) and k4_two)))) else 1
     whole = mn >= 128 and bits >= 4 and steps >= 16
     p = partition(M, N, steps, tiles, res * SMS, whole)
     cps = res

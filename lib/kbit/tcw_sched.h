@@ -159,7 +159,8 @@ KBIT_HD constexpr int tcw_default_tile(int64_t M) { return M <= 32 ? 32 : M <= 6
 // 64 / 128 / 256 tokens (its 64-token kernel holds two CTAs per SM), b = 0.62; k = 4 c = 0.92 / 1.12 / 1.70,
 // b = 0.48. A step costs about the same at 64 and 128 tokens (~1 us: the decode and the activation stream,
 // not the tensor pipe, ncu in -stepsncu), so smaller tiles pay where they remove K slices, partials or a
-// half-empty token tile. k = 3 takes k = 2's figures (byte-table decode), k = 5 k = 4's.
+// half-empty token tile. k = 3 takes k = 2's figures (byte-table decode; both hold two CTAs per SM at 64
+// tokens, as k = 2 did in the fit), k = 5 k = 4's.
 // `ctas_per_sm`: the CTAs per SM the plan counts (TcwSlots). k = 4's 64-token kernels on the pair table
 // hold two (kTcwMinBlocks, kernels/tcw_common.cuh); a step of each of two CTAs sharing an SM costs 1.48
 // (0.92 x 1.61: the ratio of the fitted step costs at two and one CTA per SM, 1.327 / 0.824, over tcw's
