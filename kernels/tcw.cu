@@ -20,7 +20,7 @@
 // mbarrier (its wgmma of the step that read it retired).
 // Token tile: M's default (32, 64, 128, 256 tokens), or from M = 65 up half or a quarter of it where
 // the plans' cost model puts that well ahead (tcw_choose_tile, lib/kbit/tcw_sched.h). An SM holds two
-// CTAs of the 32-token kernels and of the 64-token ones of k = 2 and of k = 4 on the pair table
+// CTAs of the 32-token kernels and of the 64-token ones of k = 2, of k = 3 and of k = 4 on the pair table
 // (kTcwMinBlocks, tcw_common.cuh), one of the others; the plan counts what the kernel holds (tcw_slots).
 // Work (tcw_plan; tcw_slots, lib/kbit/tcw_sched.h): per tile -- tcw_kernel on row tiles x token tiles x K
 // slices, the slices' fp32 partials summed by tcw_reduce_kernel -- or, where whole tiles leave the

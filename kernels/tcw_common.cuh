@@ -101,7 +101,7 @@ struct TcwCfg {
 // stream-K), no spills; k = 3 128 / 135 -> 123 / 128, the stream-K kernel spilling 48 bytes. On the H100:
 // - k = 4 (bench/results/2026-11-27-h100-minb64, -minb64land): tcw 1.054-1.073x geomean at M = 33..64, up to
 //   1.31x (Llama-3-70B mlp.down M = 33 101.8 -> 77.5 us);
-// - k = 3 (-occ2, -occ2land): 1.036-1.045x at M = 48, 64, up to 1.23x (Llama-3-70B mlp.down M = 48 109.9 ->
+// - k = 3 (-occ2, -occ2land): 1.036-1.047x at M = 33..64, up to 1.23x (Llama-3-70B mlp.down M = 48 109.9 ->
 //   89.6 us);
 // - k = 5 lost, 0.68-0.95x (60 / 88 bytes spilled); k = 4 without the pair table would spill 24 / 44 bytes
 //   (not measured);

@@ -319,6 +319,9 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles only where the co
   CHECK(pick(192, 10240, 2048, 4) == 64);   // Qwen3 dense.gate_up: 29.0 / 27.2
   CHECK(pick(96, 8192, 28672, 4) == 128);   // Llama-3-70B down: 123.0 / 156.9
   CHECK(pick(192, 57344, 8192, 4) == 256);  // Llama-3-70B gate_up: 346.8 / 464.7
+  // k = 3's 64-token kernel at two CTAs per SM (bench/results/2026-11-27-h100-occ2land; us at 256 / 64 tokens):
+  CHECK(pick(192, 20480, 2048, 3) == 64);   // GLM shared_experts.gate_up: 57.3 / 53.1
+  CHECK(pick(192, 10240, 2048, 3) == 64);   // Qwen3 dense.gate_up: 28.7 / 28.5
   // never below 64 tokens or a quarter of the default; the default at M <= 64; and a smaller tile only
   // where its modelled cost is <= 92% of the default's
   for (int b : {2, 3, 4, 5})

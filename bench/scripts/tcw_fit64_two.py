@@ -44,10 +44,10 @@ def choose(M, N, K, bits, res64, c):
     return best
 C_OLD = {(64, 1): 0.92, (128, 1): 1.12, (256, 1): 1.70}
 t = collections.defaultdict(lambda: collections.defaultdict(list))
-for f in sorted(glob.glob(os.path.join(d, 'bench-*-*.json'))):
+for f in sorted(glob.glob(os.path.join(d, 'bench-*-*.json*'))):
     arm = os.path.basename(f).split('-', 2)[2].split('.')[0]
     if arm not in ('main', 'mb'): continue
-    for r in json.load(open(f))['rows']:
+    for r in T.load(f)['rows']:
         if r['kernel'] != 'tcw' or 'median' not in r.get('us', {}) or r['bits'] != 4: continue
         t[(r['model'], r['shape'], r['M'], r['N'], r['K'])][arm].append(r['us']['median'])
 X, y, info = [], [], []

@@ -4,12 +4,13 @@
   tcw_tile_fit.py DIR
 For each k in the record: least squares (relative error) of time = c(tile) x makespan + b x MB of fp32
 partials + a constant, the plans computed by a Python copy of tcw_partition / tcw_slots (one CTA per SM,
-two for k = 2's 64-token kernel); then the choice at margins 0..15% (a smaller tile only where its
+two for k = 2's 64-token kernel, as when -mncap was recorded); then the choice at margins 0..15% (a smaller tile only where its
 modelled cost is <= (1 - margin) x the default's) against the default tile and the best measured one.
   tcw_tile_fit.py --classes DIR OLD NEW
 same-call A/B of OLD and NEW arms (DIR/bench-<i>-<arm>.json[.gz], tcw or automatic rows): the geomean
 of OLD / NEW over the rows whose kernel (the `dispatch` field) changed, whose tcw token tile changed
-(by the landed constants: C below, margin 8%) and the rest (the control)."""
+(by the landed constants: C below, margin 8%, and the CTAs per SM of today's kernels: two at 64 tokens for
+k = 2, 3 and 4, k = 4 taken to run on the pair table) and the rest (the control)."""
 import collections
 import gzip
 import json
@@ -45,12 +46,12 @@ def partition(M, N, steps, tiles, slots, whole):
     return r
 
 
-def plan(M, N, K, bits, mn, k4_two=True):
-    # k4_two: the 64-token kernels of k = 3 and of k = 4 (pair table) hold two CTAs per SM, as since
+def plan(M, N, K, bits, mn, two64=True):
+    # two64: the 64-token kernels of k = 3 and of k = 4 (pair table) hold two CTAs per SM, as since
     # bench/results/2026-11-27-h100-minb64 and -occ2; False for records before them (the -mncap fit below)
     steps, rt = -(-K // 128), -(-N // 128)
     tiles = rt * -(-M // mn)
-    res = 2 if (mn == 32 or (mn == 64 and (bits == 2 or (bits in (3, 4) and k4_two)))) else 1
+    res = 2 if (mn == 32 or (mn == 64 and (bits == 2 or (bits in (3, 4) and two64)))) else 1
     whole = mn >= 128 and bits >= 4 and steps >= 16
     p = partition(M, N, steps, tiles, res * SMS, whole)
     cps = res
@@ -148,7 +149,7 @@ def main():
             if key[3] != k:
                 continue
             top = 128 if key[2] <= 128 else 256
-            rows.append({mn: (plan(key[2], key[4], key[5], k, mn, k4_two=False), t[mn])
+            rows.append({mn: (plan(key[2], key[4], key[5], k, mn, two64=False), t[mn])
                          for mn in (64, 128, 256) if mn <= top and mn in t})
         X, y = [], []
         for c in rows:
