@@ -6,11 +6,12 @@ For each k in the record: least squares (relative error) of time = c(tile) x mak
 partials + a constant, the plans computed by a Python copy of tcw_partition / tcw_slots (one CTA per SM,
 two for k = 2's 64-token kernel, as when -mncap was recorded); then the choice at margins 0..15% (a smaller tile only where its
 modelled cost is <= (1 - margin) x the default's) against the default tile and the best measured one.
-  tcw_tile_fit.py --classes DIR OLD NEW
+  tcw_tile_fit.py --classes DIR OLD NEW [--one64]
 same-call A/B of OLD and NEW arms (DIR/bench-<i>-<arm>.json[.gz], tcw or automatic rows): the geomean
 of OLD / NEW over the rows whose kernel (the `dispatch` field) changed, whose tcw token tile changed
 (by the landed constants: C below, margin 8%, and the CTAs per SM of today's kernels: two at 64 tokens for
-k = 2, 3 and 4, k = 4 taken to run on the pair table) and the rest (the control)."""
+k = 2, 3 and 4, k = 4 taken to run on the pair table; --one64: one CTA at 64 tokens but for k = 2, as in records
+before bench/results/2026-11-27-h100-minb64) and the rest (the control)."""
 import collections
 import gzip
 import json
@@ -75,13 +76,13 @@ C = {2: ({64: 1.27, 128: 1.09, 256: 1.64}, 0.62), 4: ({64: 0.92, 128: 1.12, 256:
 C64_TWO = 1.48
 
 
-def choose(M, N, K, bits):
+def choose(M, N, K, bits, two64=True):
     top = 32 if M <= 32 else 64 if M <= 64 else 128 if M <= 128 else 256
     if top < 128:
         return top
     c, b = C[2 if bits <= 3 else 4]
     def cost(mn):
-        p = plan(M, N, K, bits, mn)
+        p = plan(M, N, K, bits, mn, two64)
         cm = C64_TWO if bits >= 4 and mn == 64 and p['cps'] == 2 else c[mn]
         return cm * p['mk'] + b * p['pb'] / 1e6
     best, c0 = top, cost(top)
@@ -94,7 +95,7 @@ def choose(M, N, K, bits):
     return best
 
 
-def classes(d, old, new):
+def classes(d, old, new, two64=True):
     import glob
     t = collections.defaultdict(lambda: collections.defaultdict(list))
     disp = {}
@@ -117,7 +118,7 @@ def classes(d, old, new):
         dflt = 32 if M <= 32 else 64 if M <= 64 else 128 if M <= 128 else 256
         if do != dn:
             cls = f'kernel moved ({do} -> {dn})'
-        elif dn == 'tcw' and choose(M, N, K, bits) != dflt:
+        elif dn == 'tcw' and choose(M, N, K, bits, two64) != dflt:
             cls = 'tcw tile moved'
         else:
             cls = 'same plan (control)'
@@ -132,7 +133,7 @@ def classes(d, old, new):
 
 def main():
     if sys.argv[1] == '--classes':
-        return classes(*sys.argv[2:5])
+        return classes(*sys.argv[2:5], two64='--one64' not in sys.argv[5:])
     import numpy as np  # (the fit alone needs it)
     d = sys.argv[1]
     times = collections.defaultdict(dict)
