@@ -12,37 +12,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tcw_tile_fit as T
 import numpy as np
 d = sys.argv[1]
+# The plans and the tile choice are tcw_tile_fit.py's Python copy: two64 = the 64-token kernel at two CTAs per
+# SM (the mb arm); c64_two = the two-CTA step cost (None: priced as one CTA's, as both arms' builds did).
 def plan(M, N, K, bits, mn, res64):
-    steps, rt = -(-K // 128), -(-N // 128)
-    tiles = rt * -(-M // mn)
-    res = 2 if (mn == 32 or (mn == 64 and (bits == 2 or res64 == 2))) else 1
-    whole = mn >= 128 and bits >= 4 and steps >= 16
-    p = T.partition(M, N, steps, tiles, res * T.SMS, whole)
-    cps = res
-    if res > 1 and p['cs'] < 6:
-        p, cps = T.partition(M, N, steps, tiles, T.SMS, whole), 1
-    p['cps'] = cps
-    p['slots'] = cps * T.SMS
-    p['mk'] = -(-p['ctas'] // p['slots']) * p['cs'] if p['kind'] == 'pt' else p['cs']
-    if p['splits'] > 1: p['pb'] = p['splits'] * M * N * 4
-    elif p['splits'] == 0 and tiles % p['ctas'] != 0: p['pb'] = p['ctas'] * 2 * mn * 128 * 4
-    else: p['pb'] = 0
-    return p
-def choose(M, N, K, bits, res64, c):
-    top = 32 if M <= 32 else 64 if M <= 64 else 128 if M <= 128 else 256
-    if top < 128: return top
-    b = 0.48
-    def cost(mn):
-        p = plan(M, N, K, bits, mn, res64)
-        cc = c[(mn, p['cps'])] if (mn, p['cps']) in c else c[(mn, 1)]
-        return cc * p['mk'] + b * p['pb'] / 1e6
-    best, c0 = top, cost(top); cb = c0
-    mn = top // 2
-    while mn >= 64 and mn >= top // 4:
-        if cost(mn) <= 0.92 * c0 and cost(mn) < cb: best, cb = mn, cost(mn)
-        mn //= 2
-    return best
-C_OLD = {(64, 1): 0.92, (128, 1): 1.12, (256, 1): 1.70}
+    return T.plan(M, N, K, bits, mn, two64=res64 == 2)
+def choose(M, N, K, bits, res64, c64_two):
+    return T.choose(M, N, K, bits, two64=res64 == 2, c64_two=c64_two)
 t = collections.defaultdict(lambda: collections.defaultdict(list))
 for f in sorted(glob.glob(os.path.join(d, 'bench-*-*.json*'))):
     arm = os.path.basename(f).split('-', 2)[2].split('.')[0]
@@ -54,7 +29,7 @@ X, y, info = [], [], []
 for key, v in sorted(t.items()):
     M, N, K = key[2], key[3], key[4]
     for arm, res64 in (('main', 1), ('mb', 2)):
-        mn = choose(M, N, K, 4, res64, C_OLD)
+        mn = choose(M, N, K, 4, res64, None)
         p = plan(M, N, K, 4, mn, res64)
         if mn != 64: continue
         tm = min(v[arm])
@@ -66,13 +41,13 @@ print('c64@1 %.3f c64@2 %.3f b %.3f const %.2f  (%d plans)' % tuple(list(coef) +
 pred = X @ coef
 for (arm, key, p, tm), pr in zip(info, pred):
     if abs(pr / tm - 1) > 0.15: print('  off', arm, key[0], key[1], 'M', key[2], p['kind'], 'cps', p['cps'], 'mk', p['mk'], 'pb', p['pb'], 't %.1f pred %.1f' % (tm, pr))
-print('--- choice with c64@2 =', sys.argv[2] if len(sys.argv) > 2 else 1.48)
-C_NEW = dict(C_OLD); C_NEW[(64, 2)] = float(sys.argv[2]) if len(sys.argv) > 2 else 1.48
+print('--- choice with c64@2 =', sys.argv[2] if len(sys.argv) > 2 else T.C64_TWO)
+C_NEW = float(sys.argv[2]) if len(sys.argv) > 2 else T.C64_TWO
 g = lambda a: math.exp(sum(map(math.log, a)) / len(a))
 byM = collections.defaultdict(list)
 for key, v in sorted(t.items()):
     M, N, K = key[2], key[3], key[4]
-    c_main = choose(M, N, K, 4, 1, C_OLD); c_mb = choose(M, N, K, 4, 2, C_OLD); c_new = choose(M, N, K, 4, 2, C_NEW)
+    c_main = choose(M, N, K, 4, 1, None); c_mb = choose(M, N, K, 4, 2, None); c_new = choose(M, N, K, 4, 2, C_NEW)
     tmain, tmb = min(v['main']), min(v['mb'])
     if c_new == c_mb: tn = tmb
     elif c_new == c_main and c_main != 64: tn = tmain

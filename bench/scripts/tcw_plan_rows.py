@@ -17,7 +17,7 @@ STEP_K, ROWS, SMS = 128, 128, 132
 
 
 def partition(M, N, K, slots):
-    mn = 32 if M <= 32 else 64 if M <= 64 else 128 if M <= 128 else 256
+    mn = tcw_tile_fit.default_tile(M)
     steps = -(-K // STEP_K)
     p = tcw_tile_fit.partition(M, N, steps, -(-N // ROWS) * -(-M // mn), slots, False)
     if p['kind'] == 'sk':

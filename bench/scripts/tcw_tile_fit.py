@@ -47,6 +47,11 @@ def partition(M, N, steps, tiles, slots, whole):
     return r
 
 
+def default_tile(M):
+    """tcw_default_tile (lib/kbit/tcw_sched.h)."""
+    return 32 if M <= 32 else 64 if M <= 64 else 128 if M <= 128 else 256
+
+
 def plan(M, N, K, bits, mn, two64=True):
     # two64: the 64-token kernels of k = 3 and of k = 4 (pair table) hold two CTAs per SM, as since
     # bench/results/2026-11-27-h100-minb64 and -occ2; False for records before them (the -mncap fit below)
@@ -76,14 +81,16 @@ C = {2: ({64: 1.27, 128: 1.09, 256: 1.64}, 0.62), 4: ({64: 0.92, 128: 1.12, 256:
 C64_TWO = 1.48
 
 
-def choose(M, N, K, bits, two64=True):
-    top = 32 if M <= 32 else 64 if M <= 64 else 128 if M <= 128 else 256
+def choose(M, N, K, bits, two64=True, c64_two=C64_TWO):
+    # c64_two: the k >= 4 64-token step at two CTAs per SM (None: c(64), as before that was priced)
+    top = default_tile(M)
     if top < 128:
         return top
     c, b = C[2 if bits <= 3 else 4]
     def cost(mn):
         p = plan(M, N, K, bits, mn, two64)
-        cm = C64_TWO if bits >= 4 and mn == 64 and p['cps'] == 2 else c[mn]
+        two = c64_two is not None and bits >= 4 and mn == 64 and p['cps'] == 2
+        cm = c64_two if two else c[mn]
         return cm * p['mk'] + b * p['pb'] / 1e6
     best, c0 = top, cost(top)
     cb = c0
@@ -115,7 +122,7 @@ def classes(d, old, new, two64=True):
         r = min(v[old]) / min(v[new])
         do, dn = disp[(key, old)], disp[(key, new)]
         M, N, K, bits = key[2], key[4], key[5], key[3]
-        dflt = 32 if M <= 32 else 64 if M <= 64 else 128 if M <= 128 else 256
+        dflt = default_tile(M)
         if do != dn:
             cls = f'kernel moved ({do} -> {dn})'
         elif dn == 'tcw' and choose(M, N, K, bits, two64) != dflt:
