@@ -152,7 +152,7 @@ inline TcwSlots tcw_slots(int64_t M, int64_t N, int64_t steps, int64_t tiles, in
 KBIT_HD constexpr int tcw_default_tile(int64_t M) { return M <= 32 ? 32 : M <= 64 ? 64 : M <= 128 ? 128 : 256; }
 
 // The relative cost of a tcw plan at token tile mn (64, 128 or 256), by which tcw_choose_tile compares
-// tiles: c(mn, k) per step of the longest CTA (the waves of CTAs at most `slots` at a time, times a CTA's
+// tiles: c(mn, k) per step of the longest CTA (the waves of CTAs at most sms x ctas_per_sm at a time, times a CTA's
 // steps) plus b(k) per MB of fp32 partials (split-K slices or stream-K's slots of shared tiles). Fitted
 // (least squares, relative error) to tcw over the dense catalogue at M = 128..1024 under 256-, 128- and
 // 64-token tiles on the H100 (bench/results/2026-11-27-h100-mncap; us): k = 2 c = 1.27 / 1.09 / 1.64 at
@@ -165,11 +165,12 @@ KBIT_HD constexpr int tcw_default_tile(int64_t M) { return M <= 32 ? 32 : M <= 6
 // hold two (kTcwMinBlocks, kernels/tcw_common.cuh); a step of each of two CTAs sharing an SM costs 1.48
 // (0.92 x 1.61: the ratio of the fitted step costs at two and one CTA per SM, 1.327 / 0.824, over tcw's
 // 64-token plans at M = 33..256, k = 4 in bench/results/2026-11-27-h100-minb64).
-inline double tcw_plan_cost(int mn, int bits, const TcwPartition& part, int64_t slots, double partial_bytes,
-                            int ctas_per_sm) {
-  static constexpr double c2[3] = {1.27, 1.09, 1.64}, c4[3] = {0.92, 1.12, 1.70};
+inline double tcw_plan_cost(int mn, int bits, const TcwPartition& part, int sms, int ctas_per_sm,
+                            double partial_bytes) {
+  static constexpr double c2[3] = {1.27, 1.09, 1.64}, c4[3] = {0.92, 1.12, 1.70}, c4_two64 = 1.48;
   const int i = mn <= 64 ? 0 : mn <= 128 ? 1 : 2;
-  const double c = bits <= 3 ? c2[i] : (i == 0 && ctas_per_sm >= 2 ? 1.48 : c4[i]), b = bits <= 3 ? 0.62 : 0.48;
+  const double c = bits <= 3 ? c2[i] : i == 0 && ctas_per_sm >= 2 ? c4_two64 : c4[i], b = bits <= 3 ? 0.62 : 0.48;
+  const int64_t slots = static_cast<int64_t>(sms) * ctas_per_sm;
   const int64_t waves = part.splits > 0 ? (part.ctas + slots - 1) / slots : 1;
   return c * static_cast<double>(waves * part.cta_steps) + b * partial_bytes / 1.0e6;
 }
@@ -184,8 +185,8 @@ inline int64_t tcw_partial_bytes(int64_t M, int64_t N, int mn, int64_t tiles, co
 // tcw_plan_cost of the plan `s` (tcw_slots' answer at tile mn on `sms` SMs) for M x N.
 inline double tcw_tile_cost(int64_t M, int64_t N, int mn, int bits, int sms, const TcwSlots& s) {
   const int64_t tiles = (N + 127) / 128 * ((M + mn - 1) / mn);
-  return tcw_plan_cost(mn, bits, s.part, static_cast<int64_t>(sms) * s.ctas_per_sm,
-                       static_cast<double>(tcw_partial_bytes(M, N, mn, tiles, s.part)), s.ctas_per_sm);
+  const double partial_bytes = static_cast<double>(tcw_partial_bytes(M, N, mn, tiles, s.part));
+  return tcw_plan_cost(mn, bits, s.part, sms, s.ctas_per_sm, partial_bytes);
 }
 inline constexpr int64_t kTcwMaxTokenTiles = 65535;  // tcw_kernel's grid y (kTcwMaxM assumes 256-token tiles)
 // tcw_plan's token tile for M tokens: the default (tcw_default_tile), or from M = 65 up a half or a quarter
