@@ -535,13 +535,12 @@ cudaError_t tcw_launch_bytes(bool pdl, int ctas_per_sm, int& launch_bytes) {
                               std::max(bytes, pads.cap));
 }
 
-// Whether launch_t launches a plan's kernels with LinearArgs::pdl (comment there). Only up to M = 64 (one
-// token tile of at most 64 tokens), as LinearArgs::pdl documents: a 64-token tile that tcw_choose_tile took
-// at M > 64 launches plainly (its PDL launches were never measured, and a caller may rely on the flag being
-// ignored above M = 64).
+// Whether launch_t launches a plan's kernels with LinearArgs::pdl (comment there): at every M where the
+// tile's main kernel carries the PDL instructions (kTcwPdlMain; above M = 64 as KBIT_TCW_PDL_MAXM allows,
+// tcw_common.cuh).
 template <int MN, int KB>
-bool tcw_launch_pdl(bool pdl, const TcwPlan& p) {
-  return pdl && p.tok_tiles * MN <= 64 &&
+bool tcw_launch_pdl(bool pdl, int64_t M, const TcwPlan& p) {
+  return pdl && (p.tok_tiles * MN <= 64 || M <= KBIT_TCW_PDL_MAXM) &&
          (MN == 32 || (kTcwPdlMain<MN, KB> && (KBIT_TCW_PDL64 == 2 || p.sched.ctas <= device_sm_count())));
 }
 
@@ -553,10 +552,12 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   // it (pdl_wait) before it reads what that one writes. With 32-token tiles (M <= 32) at every k:
   // they gained 1.05-1.3x on every catalogue shape. With 64-token tiles only at the widths of
   // KBIT_TCW_PDL64_BITS (tcw_common.cuh; all by default; bench/results/2026-11-25-h100-pdl4,
-  // 2026-11-27-h100-tcwpdl64*, -occfix). The main kernels of the other widths and tiles are compiled
-  // without the PDL instructions (the pre-pass, fixup and tcw_reduce_kernel have them where any width
-  // launches with PDL: without the attribute they do nothing).
-  const bool pdl = tcw_launch_pdl<MN, KB>(a.pdl, p);
+  // 2026-11-27-h100-tcwpdl64*, -occfix). With 128- and 256-token tiles, and every tile above M = 64, since
+  // KBIT_TCW_PDL_BIG and KBIT_TCW_PDL_MAXM: tcw_pdl 1.09-1.16x geomean at M = 96..256, 1.05x at 1024
+  // (bench/results/2026-11-27-h100-pdlbig). Main kernels a knob leaves out are compiled without the PDL
+  // instructions (the pre-pass, fixup and tcw_reduce_kernel have them where any width launches with PDL:
+  // without the attribute they do nothing).
+  const bool pdl = tcw_launch_pdl<MN, KB>(a.pdl, a.M, p);
   const dim3 pgrid(static_cast<unsigned>((rows16 + 255) / 256));
   if (cudaError_t e = launch_ex(tcw_permute_kernel<ACT, (KB <= 3 || PR), MN>, pgrid, 256, 0, a.stream, 1, pdl,
                                 static_cast<const T*>(a.A), permuted, static_cast<int>(a.M), a.w.K, rows16);
@@ -614,6 +615,8 @@ size_t tcw_workspace_bytes(int64_t M, const TiledView& w) {
 
 bool tcw_uses_pairs(const TiledView& w) { return w.bits == 4 && w.half_cb; }
 
+bool tcw_pdl_above64() { return KBIT_TCW_PDL_MAXM > 64 && KBIT_TCW_PDL_BIG != 0; }
+
 bool tcw_available() {
 #if defined(KBIT_HAVE_SM90A)
   static int cached[64] = {};  // 0 unknown, 1 yes, 2 no (per device)
@@ -651,7 +654,7 @@ TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl) {
         return n;
       return 0;
     };
-    const bool live = tcw_launch_pdl<MN, KB>(pdl, p);
+    const bool live = tcw_launch_pdl<MN, KB>(pdl, M, p);
     o.resident = o.stream_k ? resident(std::true_type{}, live, o.smem) : resident(std::false_type{}, live, o.smem);
     int plain_bytes = 0;  // what the stream-K kernel holds at its unpadded size
     o.streamk = resident(std::true_type{}, false, plain_bytes);

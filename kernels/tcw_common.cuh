@@ -36,10 +36,24 @@ constexpr int kTcwRows = 128;  // weight rows per CTA
 #ifndef KBIT_TCW_PDL64_BITS
 #define KBIT_TCW_PDL64_BITS 0x3C
 #endif
+// Above M = 64. KBIT_TCW_PDL_MAXM: the largest M whose plans launch under LinearArgs::pdl (64: none above
+// M = 64, whatever the token tile, as before the thirty-third session; in any case only the plans whose main
+// kernels carry the PDL instructions, tcw_launch_pdl in tcw.cu). KBIT_TCW_PDL_BIG: the 128- and 256-token
+// tiles' kernels carry them too (tcw_kernel requests its first weights before the wait; their plain launches
+// measured 0.997-1.006x geomean against main's SASS). H100, bench/results/2026-11-27-h100-pdlbig, same call,
+// dense catalogue, k = 2 and 4: tcw_pdl against MAXM = 64, BIG = 0 1.09-1.16x geomean per (M, k) at
+// M = 96..256 (rows 0.96-1.38x), 1.05x at M = 1024; with MAXM alone (64-token tiles above M = 64) only k = 4
+// gained, 1.04-1.08x. choose_kernel's PDL rules for M = 65..256 count on both (tcw_pdl_above64).
+#ifndef KBIT_TCW_PDL_MAXM
+#define KBIT_TCW_PDL_MAXM (1 << 30)
+#endif
+#ifndef KBIT_TCW_PDL_BIG
+#define KBIT_TCW_PDL_BIG 1
+#endif
 // The token tiles whose pre-pass and fixup kernels carry the PDL instructions (shared by every k: the
 // instructions do nothing in a launch without the PDL attribute).
 template <int MN>
-constexpr bool kTcwPdlTile = MN == 32 || (KBIT_TCW_PDL64 != 0 && MN == 64);
+constexpr bool kTcwPdlTile = MN == 32 || (KBIT_TCW_PDL64 != 0 && MN == 64) || (KBIT_TCW_PDL_BIG != 0 && MN >= 128);
 // The (token tile, k) whose main kernels (per-tile and stream-K) carry them and are launched with
 // LinearArgs::pdl. (k = 2's 64-token stream-K grids were once kept off PDL: they lost up to 0.64x
 // under it, Llama-3-70B gate_up M = 64 193 -> 300 us, bench/results/2026-11-27-h100-tcwpdl64k2, while

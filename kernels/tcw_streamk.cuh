@@ -23,8 +23,7 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
   __shared__ TcwSmem sm;
   stage_codebook<KB>(w.codebook, sm.cb);
   stage_scales(sm.scale);
-  // LinearArgs::pdl (launch_t: the 32-token tiles and the 64-token ones of kTcwPdlMain; the others
-  // compile without it: their SASS is main's, which measured faster at M = 256): the permuted A, C and the partials only after
+  // LinearArgs::pdl (launch_t: the tiles of kTcwPdlMain; others compile without it): the permuted A, C and the partials only after
   // tcw_permute_kernel. No pdl_launch_dependents: the next launch starts as the CTAs exit (CTAs
   // waiting beside a busy grid slowed it, bench/results/2026-11-25-h100-pdl3).
   if constexpr (kTcwPdlMain<MN, KB>) pdl_wait();

@@ -553,7 +553,11 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
   if (!gpu::tcw_supported()) return;
   gpu::detail::tcw_force_plan(2);
   check({gpu::Kernel::tcw}, "pdl stream-K plan: ", shapes, Ms);
+  // Above M = 64 (KBIT_TCW_PDL_MAXM): tcw's 64-, 128- and 256-token tiles (tcw_choose_tile's pick at
+  // M = 96 and 200, or the default tile with a forced plan), per tile and stream-K.
+  check({gpu::Kernel::tcw}, "pdl stream-K plan above 64 tokens: ", shapes, {96, 200});
   gpu::detail::tcw_force_plan(0);
+  check({gpu::Kernel::tcw}, "pdl above 64 tokens: ", shapes, {96, 200});
 }
 
 TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and stays exact") {
@@ -623,7 +627,8 @@ TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results
   // y = W2 (W1 x) with x written by a slow producer, every call with the flag (each launch also lets
   // the next one start early), against the same chain without it: equal bit for bit. 1024 x 1024
   // and 768 x 768 take gemv's and tcv's cluster and one-pass plans at M = 1..16 and tcw at M = 32, 64
-  // (64-token tiles under PDL: k = 3's tcw_kernel with its padded shared memory, k = 4, 5);
+  // (64-token tiles under PDL: k = 3's tcw_kernel with its padded shared memory, k = 4, 5) and tcw at
+  // M = 128, 256 (128- and 256-token tiles under PDL, KBIT_TCW_PDL_BIG, or smaller ones tcw_choose_tile took);
   // 2048 x 2048 gemv's workspace grid that loads weights before the wait (gemv_early_launch) at M = 1, 2.
   // (Only shapes whose kernel and plan PDL leaves as they are: 512 x 512 takes gemv_pdl_plan's unsplit
   // grid at M = 1 and gemv at M = 4, whose sums round differently from the plain calls'. The PDL
@@ -634,7 +639,7 @@ TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results
     for (int bits : {3, 4, 5}) {
       const QuantizedTensor q1 = random_weights(bits, 1, D, D, seed++), q2 = random_weights(bits, 1, D, D, seed++);
       const DeviceWeights w1(q1), w2(q2);
-      for (int64_t M : {1, 2, 4, 8, 16, 32, 64}) {
+      for (int64_t M : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
         Rng rng(seed++);
         std::vector<float> x(size_t(M * D));
         for (auto& v : x) v = float(rng.uniform()) - 0.5f;
@@ -646,7 +651,9 @@ TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results
           dA.poison();
           h.poison();
           y.poison();
-          const gpu::Kernel kernel = D == 2048 && M <= 2 ? gpu::Kernel::gemv : gpu::Kernel::automatic;
+          const gpu::Kernel kernel = D == 2048 && M <= 2 ? gpu::Kernel::gemv
+                                     : M > 64 && gpu::tcw_supported() ? gpu::Kernel::tcw
+                                                                       : gpu::Kernel::automatic;
           const size_t wsb = std::max(gpu::linear_workspace_bytes(M, w1.view, act, kernel),
                                       gpu::linear_workspace_bytes(M, w2.view, act, kernel));
           DeviceBuf<char> ws1(wsb), ws2(wsb);
@@ -839,6 +846,42 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
   }
 }
 
+TEST_CASE("gpu: with PDL, tcw takes M = 65..256 from dequant_cublas but on short narrow rows") {
+  // choose_kernel reads only the shape (no memory allocated). Under live PDL tcw launches above M = 64
+  // (tcw_pdl_above64) and beat dequant_cublas (bench/results/2026-11-27-h100-pdlbig): at M = 65..192 on
+  // every catalogue shape but rows of K < 1024 narrower than 8192, at 193..256 from 8 M weights or K >= 4096.
+  // Without PDL, and above M = 256, these small shapes stay on dequant_cublas.
+  if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported() || !gpu::detail::tcw_pdl_above64()) return;
+  TiledView w;
+  w.half_cb = true;
+  struct Case {
+    int64_t N, K, M;
+    gpu::Kernel pdl;
+  };
+  const gpu::Kernel tcw = gpu::Kernel::tcw, dq = gpu::Kernel::dequant_cublas;
+  const Case cases[] = {
+      {512, 2048, 96, tcw},    {512, 2048, 192, tcw},   {512, 2048, 256, dq},    // Qwen3 k_proj
+      {2048, 512, 96, dq},     {2048, 512, 192, dq},                              // Qwen3 shared_expert.down
+      {5120, 768, 128, dq},                                                       // GLM q_b_proj
+      {8960, 512, 128, tcw},   {8960, 512, 256, dq},                              // GLM kv_b_proj
+      {2048, 4096, 192, tcw},  {2048, 4096, 256, tcw},  {2048, 4096, 1024, dq},  // Qwen3 o_proj
+      {1024, 4096, 256, tcw},                                                     // Llama-3-8B k_proj
+      {4096, 2048, 256, tcw},                                                     // Qwen3 q_proj
+  };
+  for (int bits : {2, 3, 4, 5})
+    for (const Case& c : cases) {
+      w.bits = bits;
+      w.N = c.N;
+      w.K = c.K;
+      CAPTURE(bits);
+      CAPTURE(c.N);
+      CAPTURE(c.K);
+      CAPTURE(c.M);
+      CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, true) == c.pdl);
+      if (c.pdl == tcw && c.N * c.K < 4000000) CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, false) == dq);
+    }
+}
+
 TEST_CASE("gpu: with PDL, tcv keeps its wide cluster grids of narrow rows at M = 3..8 and 16 but on tcw's pair table") {
   // choose_kernel reads only the shape (no memory allocated). Qwen3-Coder-Next o_proj (2048 x 4096,
   // 8.4 M weights): tcv's plan on an H100 is 512 CTAs in clusters of 4 slices; with PDL it goes to tcv
@@ -885,18 +928,19 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
     int64_t N, K, M;
     gpu::Kernel with_cublas, without;
     bool k5_dq = false;  // with a handle at k = 5: dequant_cublas instead of with_cublas
+    bool pdl_tcw = false;  // tcw with a handle under live PDL above M = 64 (tcw_pdl_above64, -pdlbig)
   };
   const gpu::Kernel tcw = gpu::Kernel::tcw, dq = gpu::Kernel::dequant_cublas, mma = gpu::Kernel::mma;
   const std::vector<Case> cases = {
       {2048, 512, 32, tcw, mma},  // Qwen3 shared_expert.down: short narrow rows (with live PDL; dq without)
       {2048, 512, 64, tcw, mma},  // (with live PDL at k <= 4)
-      {8960, 512, 128, dq, tcw},    // GLM kv_b_proj, 4.6 M, K = 512
+      {8960, 512, 128, dq, tcw, false, true},  // GLM kv_b_proj, 4.6 M, K = 512 (tcw under PDL)
       {1024, 4096, 128, tcw, tcw},  // Llama-3-8B k_proj, 4.2 M
       {1024, 8192, 128, tcw, tcw},  // Llama-3-70B k_proj, 8.4 M
       {1024, 8192, 256, tcw, tcw},  // (8.4 M on rows of K >= 5120)
       {1024, 8192, 512, dq, tcw},
-      {2048, 4096, 256, dq, tcw},   // Qwen3 o_proj, 8.4 M, K < 5120
-      {4096, 2048, 256, dq, tcw},   // Qwen3 q_proj, 8.4 M
+      {2048, 4096, 256, dq, tcw, false, true},  // Qwen3 o_proj, 8.4 M, K < 5120 (tcw under PDL)
+      {4096, 2048, 256, dq, tcw, false, true},  // Qwen3 q_proj, 8.4 M (tcw under PDL)
       {2048, 5120, 256, tcw, tcw},  // Qwen3 dense.down, 10.5 M
       {2048, 5120, 512, tcw, tcw},  // (from 10 M on rows of K >= 5120)
       {2048, 10240, 512, tcw, tcw},  // GLM shared_experts.down, 21 M
@@ -920,6 +964,7 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
         const bool live = pdl && gpu::detail::device_has_pdl();
         const bool short_narrow = c.K <= 512 && c.N < 8192 && c.M <= 64;
         const gpu::Kernel want = short_narrow ? (live && (c.M <= 32 || bits <= 4) ? tcw : dq)
+                                 : live && c.pdl_tcw && gpu::detail::tcw_pdl_above64() ? tcw
                                  : bits == 5 && c.k5_dq ? dq : c.with_cublas;
         CHECK_MESSAGE(gpu::choose_kernel(c.M, w, Act::f16, true, pdl) == want, "N=", c.N, " K=", c.K, " M=", c.M,
                       " k=", bits, " pdl=", pdl);

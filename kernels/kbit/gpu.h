@@ -78,13 +78,13 @@ struct LinearArgs {
   // Programmatic dependent launch (sm_90 kernels on an sm_90+ GPU; ignored elsewhere, including
   // builds JIT-compiled from older PTX). Set it only when the work queued
   // before this call on `stream` does not write w's memory (packed words, absmax, codebook): the
-  // gemv, tcv and tcw (M <= 64) launches may then start while that work drains, stage the
+  // gemv, tcv and tcw launches may then start while that work drains, stage the
   // codebook and issue their first weight loads (most plans; docs/kernels.md), and wait for it
   // before they read A or touch C or the workspace. Each also lets the next launch in the stream
   // start early. With the same kernel and plan the results are those of the plain launch bit for
   // bit; automatic's PDL choices and gemv's PDL plans (unsplit at M = 1 on K <= 512) may sum in
-  // another order, within every kernel's tolerance. tcw above M = 64 (whatever token tile its plan
-  // takes), mma and dequant_cublas ignore the flag. Off by default.
+  // another order, within every kernel's tolerance. mma and dequant_cublas ignore the flag (so
+  // automatic's choice of dequant_cublas launches plainly). Off by default.
   bool pdl = false;
 };
 
