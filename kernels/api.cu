@@ -442,17 +442,20 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     // against dequant_cublas' 6.07-6.22; at k = 5 6.08-6.32 against 6.19-6.22).
     if (M <= 64 && have_cublas && pdl_live && (M <= 32 || w.bits <= 4)) return Kernel::tcw;
     // Since tcw launches under live PDL above M = 64 too (KBIT_TCW_PDL_MAXM and KBIT_TCW_PDL_BIG,
-    // tcw_common.cuh; 2026-11-27, thirty-third session, bench/results/2026-11-27-h100-pdlbig: tcw_pdl beside
-    // automatic_pdl, which took dequant_cublas on these rows) it beats dequant_cublas at M = 65..192 on
-    // every catalogue shape but the short narrow rows (K < 1024, N < 8192: Qwen3 shared_expert.down
-    // 0.92-1.03x, GLM q_b_proj 0.88-1.08x): Qwen3 k_proj M = 96 8.28 -> 6.30 us at k = 4, GLM kv_b_proj
-    // (K = 512, N = 8960) 1.06-1.38x, Qwen3 o_proj M = 192 1.43-1.51x. At 193..256 only from 8 M weights or
-    // on rows of K >= 4096 (Qwen3 q_proj 1.05-1.07x, o_proj 1.17-1.25x, Llama-3-8B k/v_proj 1.16-1.21x;
-    // the 1-4.6 M weights of K <= 2048 0.82-1.19x, mixed). At M = 1024 the small shapes stay far
-    // behind (0.65-0.90x) and the rules below stand.
+    // tcw_common.cuh; 2026-11-27, thirty-third session). H100, tcw_pdl beside automatic_pdl, which took
+    // dequant_cublas on these rows (bench/results/2026-11-27-h100-pdlbig, k = 2, 4), then automatic_pdl and
+    // tcw_pdl old / new at M = 80..256, k = 2..5 (-pdlland): tcw beats dequant_cublas
+    // - at M = 65..128 on every catalogue shape but the short narrow rows (K < 1024, N < 8192: Qwen3
+    //   shared_expert.down 0.92-1.03x, GLM q_b_proj 0.88-1.08x): Qwen3 k_proj M = 96 8.28 -> 6.30 us at
+    //   k = 4, GLM kv_b_proj (K = 512, N = 8960) 1.02-1.39x;
+    // - at 129..192 on those rows of K > 512 (kv_b_proj there 0.89-1.03x): Qwen3 o_proj M = 192
+    //   1.43-1.51x, q_proj 1.03-1.10x, GLM q_a_proj 0.97-1.09x;
+    // - at 193..256 on rows of K >= 4096 (Qwen3 o_proj 1.08-1.62x, Llama-3-8B k/v_proj 1.06-1.31x; the
+    //   rows of K = 2048 mixed: Qwen3 q_proj 0.94-1.05x, GLM q_a_proj 0.80-0.93x).
+    // At M = 1024 the small shapes stay far behind (0.65-0.90x) and the rules below stand.
     if (pdl_live && have_cublas && M <= 256 && detail::tcw_pdl_above64()) {
       const bool short_rows = w.K < 1024 && w.N < 8192;
-      if (M <= 192 ? !short_rows : (weights >= 8.0e6 || w.K >= 4096)) return Kernel::tcw;
+      if (M <= 128 ? !short_rows : M <= 192 ? !short_rows && w.K > 512 : w.K >= 4096) return Kernel::tcw;
     }
     if (M > 64 && M <= 128 && weights >= 4.0e6 && (w.K > 512 || !have_cublas)) return Kernel::tcw;
     // Since tcw chooses its token tile by its cost model (tcw_choose_tile, 2026-11-27, thirty-first

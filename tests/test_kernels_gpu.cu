@@ -848,9 +848,10 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
 
 TEST_CASE("gpu: with PDL, tcw takes M = 65..256 from dequant_cublas but on short narrow rows") {
   // choose_kernel reads only the shape (no memory allocated). Under live PDL tcw launches above M = 64
-  // (tcw_pdl_above64) and beat dequant_cublas (bench/results/2026-11-27-h100-pdlbig): at M = 65..192 on
-  // every catalogue shape but rows of K < 1024 narrower than 8192, at 193..256 from 8 M weights or K >= 4096.
-  // Without PDL, and above M = 256, these small shapes stay on dequant_cublas.
+  // (tcw_pdl_above64) and beat dequant_cublas (bench/results/2026-11-27-h100-pdlbig, -pdlland): at
+  // M = 65..128 on every catalogue shape but rows of K < 1024 narrower than 8192, at 129..192 on those of
+  // K > 512, at 193..256 on rows of K >= 4096. Without PDL, and above M = 256, these small shapes stay on
+  // dequant_cublas.
   if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported() || !gpu::detail::tcw_pdl_above64()) return;
   TiledView w;
   w.half_cb = true;
@@ -863,10 +864,10 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..256 from dequant_cublas but on short
       {512, 2048, 96, tcw},    {512, 2048, 192, tcw},   {512, 2048, 256, dq},    // Qwen3 k_proj
       {2048, 512, 96, dq},     {2048, 512, 192, dq},                              // Qwen3 shared_expert.down
       {5120, 768, 128, dq},                                                       // GLM q_b_proj
-      {8960, 512, 128, tcw},   {8960, 512, 256, dq},                              // GLM kv_b_proj
+      {8960, 512, 128, tcw},   {8960, 512, 192, dq},    {8960, 512, 256, dq},    // GLM kv_b_proj
       {2048, 4096, 192, tcw},  {2048, 4096, 256, tcw},  {2048, 4096, 1024, dq},  // Qwen3 o_proj
       {1024, 4096, 256, tcw},                                                     // Llama-3-8B k_proj
-      {4096, 2048, 256, tcw},                                                     // Qwen3 q_proj
+      {4096, 2048, 192, tcw},  {4096, 2048, 256, dq},                              // Qwen3 q_proj
   };
   for (int bits : {2, 3, 4, 5})
     for (const Case& c : cases) {
@@ -940,7 +941,7 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
       {1024, 8192, 256, tcw, tcw},  // (8.4 M on rows of K >= 5120)
       {1024, 8192, 512, dq, tcw},
       {2048, 4096, 256, dq, tcw, false, true},  // Qwen3 o_proj, 8.4 M, K < 5120 (tcw under PDL)
-      {4096, 2048, 256, dq, tcw, false, true},  // Qwen3 q_proj, 8.4 M (tcw under PDL)
+      {4096, 2048, 256, dq, tcw},   // Qwen3 q_proj, 8.4 M
       {2048, 5120, 256, tcw, tcw},  // Qwen3 dense.down, 10.5 M
       {2048, 5120, 512, tcw, tcw},  // (from 10 M on rows of K >= 5120)
       {2048, 10240, 512, tcw, tcw},  // GLM shared_experts.down, 21 M
