@@ -453,7 +453,7 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     // - at 193..256 on rows of K >= 4096 (Qwen3 o_proj 1.08-1.62x, Llama-3-8B k/v_proj 1.06-1.31x; the
     //   rows of K = 2048 mixed: Qwen3 q_proj 0.94-1.05x, GLM q_a_proj 0.80-0.93x).
     // At M = 1024 the small shapes stay far behind (0.65-0.90x) and the rules below stand.
-    if (pdl_live && have_cublas && M <= 256 && detail::tcw_pdl_above64()) {
+    if (pdl_live && have_cublas && M <= 256 && detail::tcw_pdl_above64(w.bits)) {
       const bool short_rows = w.K < 1024 && w.N < 8192;
       if (M <= 128 ? !short_rows : M <= 192 ? !short_rows && w.K > 512 : w.K >= 4096) return Kernel::tcw;
     }

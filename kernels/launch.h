@@ -102,10 +102,10 @@ size_t tcw_workspace_bytes(int64_t M, const TiledView& w);
 // Whether tcw decodes w by the k = 4 pair table: k = 4 and a codebook of fp16-normal values
 // (TiledView::half_cb), any size; weight_roundings reports it as two roundings.
 bool tcw_uses_pairs(const TiledView& w);
-// Whether tcw launches under LinearArgs::pdl above M = 64 with every token tile's kernels carrying the
-// PDL instructions (KBIT_TCW_PDL_MAXM, KBIT_TCW_PDL_BIG in tcw_common.cuh); choose_kernel's PDL rules
-// for M = 65..256 were measured with it.
-bool tcw_pdl_above64();
+// Whether tcw launches k-bit weights under LinearArgs::pdl at M = 65..256 whatever its plan: every token
+// tile's main kernels carry the PDL instructions (KBIT_TCW_PDL_MAXM, KBIT_TCW_PDL_BIG, KBIT_TCW_PDL64 and
+// its bits in tcw_common.cuh, at their defaults); choose_kernel's PDL rules for M = 65..256 were measured so.
+bool tcw_pdl_above64(int bits);
 cudaError_t launch_tcw(const LinearArgs& a);
 // Tests only: force tcw's work partition (0: by makespan, the default; 1: per tile; 2: stream-K,
 // so that small shapes exercise the stream-K kernel and its fixup; 3: stream-K on at most 4 CTAs,

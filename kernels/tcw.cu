@@ -90,11 +90,11 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
   };
   // LinearArgs::pdl (launch_t, the tiles of kTcwPdlMain): the permuted A, C
   // and the partials only after tcw_permute_kernel. The first step's weights (which no launch
-  // writes) are requested before the wait, so their memory round trip overlaps it. (The larger
-  // tiles, which have no PDL, compute their pointers here too: their SASS differs from the old order's
-  // in register allocation; bench/results/2026-11-26-h100-tcwearly measured them, M = 64 and 256.)
+  // writes) are requested before the wait, so their memory round trip overlaps it (kTcwEarlyFetch;
+  // the tiles a knob builds without PDL request them after the prologue). Every tile computes its
+  // pointers here (bench/results/2026-11-26-h100-tcwearly measured that order at M = 64 and 256).
   if constexpr (kTcwPdlMain<MN, KB>) {
-    fetch(sb32);
+    if constexpr (kTcwEarlyFetch<MN, KB>) fetch(sb32);
     pdl_wait();
   }
 
@@ -209,7 +209,7 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
     fetch(s + 1);
   };
 
-  if constexpr (!kTcwPdlMain<MN, KB>) fetch(sb32);  // (the PDL tiles: before the PDL wait)
+  if constexpr (!kTcwEarlyFetch<MN, KB>) fetch(sb32);  // (the PDL tiles: before the PDL wait, kTcwEarlyFetch)
   if constexpr (PR) {
     // k = 4 with the pair table: the half steps of the k >= 4 loop below, fragments by frag_from_pairs.
     // The table is staged while the first step's weights are in flight (CTAs of small shapes run
@@ -615,7 +615,12 @@ size_t tcw_workspace_bytes(int64_t M, const TiledView& w) {
 
 bool tcw_uses_pairs(const TiledView& w) { return w.bits == 4 && w.half_cb; }
 
-bool tcw_pdl_above64() { return KBIT_TCW_PDL_MAXM > 64 && KBIT_TCW_PDL_BIG != 0; }
+bool tcw_pdl_above64(int bits) {
+  // The measured build: every M under PDL, every tile's main kernels of this width with the PDL instructions,
+  // at every grid size.
+  return KBIT_TCW_PDL_MAXM >= 256 && KBIT_TCW_PDL_BIG != 0 && KBIT_TCW_PDL64 == 2 && bits >= 2 && bits <= 5 &&
+         ((KBIT_TCW_PDL64_BITS >> bits) & 1) != 0;
+}
 
 bool tcw_available() {
 #if defined(KBIT_HAVE_SM90A)

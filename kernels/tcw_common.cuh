@@ -30,6 +30,11 @@ constexpr int kTcwRows = 128;  // weight rows per CTA
 // k = 3 1.20-1.23x (-tcwpdl64k3) and k = 2 1.22-1.24x (-tcwpdl64k2sk), k = 2 and 3 with
 // tcw_pads' padding in the measured builds (tcw.cu; without it their one-wave per-tile grids
 // lost up to 0.66x) and k = 2's stream-K plans launched plainly (until -occfix).
+// Since KBIT_TCW_PDL_BIG (below) both knobs also govern the 128- and 256-token tiles: KBIT_TCW_PDL64 = 0
+// leaves them without PDL only where KBIT_TCW_PDL_BIG = 0 too, 1 launches them under PDL only on grids of at
+// most one CTA per SM, and KBIT_TCW_PDL64_BITS picks their widths as well. (Old "off" arms, e.g.
+// bench/scripts/h100_tcwpdl64_land.sh's -DKBIT_TCW_PDL64=0, need -DKBIT_TCW_PDL_MAXM=64 -DKBIT_TCW_PDL_BIG=0
+// as well to rebuild the behaviour before the thirty-third session.)
 #ifndef KBIT_TCW_PDL64
 #define KBIT_TCW_PDL64 2
 #endif
@@ -61,6 +66,14 @@ constexpr bool kTcwPdlTile = MN == 32 || (KBIT_TCW_PDL64 != 0 && MN == 64) || (K
 // the count right they gain 1.00-1.02x under PDL, -occfix.)
 template <int MN, int KB>
 constexpr bool kTcwPdlMain = MN == 32 || (kTcwPdlTile<MN> && ((KBIT_TCW_PDL64_BITS >> KB) & 1) != 0);
+// Whether tcw_kernel of a kTcwPdlMain tile requests its first weight step before the PDL wait (else after
+// its prologue, where the tiles without PDL request it). KBIT_TCW_LATE_FETCH256 (experiment knob): the widths
+// k, bit k set, whose 256-token kernel keeps the late request although it carries the PDL instructions.
+#ifndef KBIT_TCW_LATE_FETCH256
+#define KBIT_TCW_LATE_FETCH256 0
+#endif
+template <int MN, int KB>
+constexpr bool kTcwEarlyFetch = kTcwPdlMain<MN, KB> && !(MN == 256 && ((KBIT_TCW_LATE_FETCH256 >> KB) & 1) != 0);
 
 // tcw_kernel's activation stages through one thread's bulk copies counted by per-stage mbarriers
 // (full: the copy landed; empty: every warp's wgmma of the step that read the stage is done) instead

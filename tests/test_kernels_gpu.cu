@@ -556,6 +556,8 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
   // Above M = 64 (KBIT_TCW_PDL_MAXM): tcw's 64-, 128- and 256-token tiles (tcw_choose_tile's pick at
   // M = 96 and 200, or the default tile with a forced plan), per tile and stream-K.
   check({gpu::Kernel::tcw}, "pdl stream-K plan above 64 tokens: ", shapes, {96, 200});
+  gpu::detail::tcw_force_plan(1);
+  check({gpu::Kernel::tcw}, "pdl per-tile plan above 64 tokens: ", shapes, {96, 200});
   gpu::detail::tcw_force_plan(0);
   check({gpu::Kernel::tcw}, "pdl above 64 tokens: ", shapes, {96, 200});
 }
@@ -852,7 +854,7 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..256 from dequant_cublas but on short
   // M = 65..128 on every catalogue shape but rows of K < 1024 narrower than 8192, at 129..192 on those of
   // K > 512, at 193..256 on rows of K >= 4096. Without PDL, and above M = 256, these small shapes stay on
   // dequant_cublas.
-  if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported() || !gpu::detail::tcw_pdl_above64()) return;
+  if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported()) return;
   TiledView w;
   w.half_cb = true;
   struct Case {
@@ -878,8 +880,9 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..256 from dequant_cublas but on short
       CAPTURE(c.N);
       CAPTURE(c.K);
       CAPTURE(c.M);
-      CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, true) == c.pdl);
-      if (c.pdl == tcw && c.N * c.K < 4000000) CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, false) == dq);
+      const bool above64 = gpu::detail::tcw_pdl_above64(bits);  // false only in builds with other knobs
+      CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, true) == (above64 ? c.pdl : dq));
+      if (c.pdl == tcw) CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, false) == dq);
     }
 }
 
@@ -922,7 +925,8 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
   // 257..512 from 10 M on rows of K >= 5120 (16 M before tcw's token tile choice, -tileland) or from 40 M,
   // at 513..1024 from 40 M at k <= 4 (-sk128land/ldisp, -m1024); dequant_cublas elsewhere. Without one,
   // the earlier bounds (4 M at M <= 128, 8 M at M <= 256 and on long rows at M <= 512) against mma, and
-  // 4 M at 513..1024 (-m1024/mma).
+  // 4 M at 513..1024 (-m1024/mma). Under live PDL, with a handle, the rule of the test above takes some of
+  // the dequant_cublas rows at M = 65..256 to tcw (pdl_tcw).
   if (!gpu::tcw_supported()) return;
   TiledView w;
   struct Case {
@@ -965,7 +969,7 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
         const bool live = pdl && gpu::detail::device_has_pdl();
         const bool short_narrow = c.K <= 512 && c.N < 8192 && c.M <= 64;
         const gpu::Kernel want = short_narrow ? (live && (c.M <= 32 || bits <= 4) ? tcw : dq)
-                                 : live && c.pdl_tcw && gpu::detail::tcw_pdl_above64() ? tcw
+                                 : live && c.pdl_tcw && gpu::detail::tcw_pdl_above64(bits) ? tcw
                                  : bits == 5 && c.k5_dq ? dq : c.with_cublas;
         CHECK_MESSAGE(gpu::choose_kernel(c.M, w, Act::f16, true, pdl) == want, "N=", c.N, " K=", c.K, " M=", c.M,
                       " k=", bits, " pdl=", pdl);

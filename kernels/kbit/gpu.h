@@ -84,7 +84,8 @@ struct LinearArgs {
   // start early. With the same kernel and plan the results are those of the plain launch bit for
   // bit; automatic's PDL choices and gemv's PDL plans (unsplit at M = 1 on K <= 512) may sum in
   // another order, within every kernel's tolerance. mma and dequant_cublas ignore the flag (so
-  // automatic's choice of dequant_cublas launches plainly). Off by default.
+  // automatic's choice of dequant_cublas launches plainly). Until 2026-11-27 tcw ignored the flag above
+  // M = 64; it now takes it at every M, so the promise above must hold there too. Off by default.
   bool pdl = false;
 };
 
