@@ -68,7 +68,10 @@ template <int MN, int KB>
 constexpr bool kTcwPdlMain = MN == 32 || (kTcwPdlTile<MN> && ((KBIT_TCW_PDL64_BITS >> KB) & 1) != 0);
 // Whether tcw_kernel of a kTcwPdlMain tile requests its first weight step before the PDL wait (else after
 // its prologue, where the tiles without PDL request it). KBIT_TCW_LATE_FETCH256 (experiment knob): the widths
-// k, bit k set, whose 256-token kernel keeps the late request although it carries the PDL instructions.
+// k, bit k set, whose 256-token kernel keeps the late request although it carries the PDL instructions. 0x08
+// (k = 3) measured 1.07-1.09x on Qwen3 dense.gate_up at M = 224, 256 (the early request's SASS lost 0.92x there,
+// plain launches too) and 1.003-1.007x geomean over the dense catalogue (bench/results/2026-11-27-h100-pdl512,
+// -late3); off until a build with it has been through compute-sanitizer.
 #ifndef KBIT_TCW_LATE_FETCH256
 #define KBIT_TCW_LATE_FETCH256 0
 #endif
