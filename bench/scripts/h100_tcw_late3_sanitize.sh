@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Prepared in the thirty-third session, not yet run: the checks that KBIT_TCW_LATE_FETCH256=0x08 lacks before it
+# can be the default (bench/results/2026-11-27-h100-late3: tcw_kernel<k = 3, 256> with its first weight request
+# after the prologue, 1.07-1.09x on Qwen3 dense.gate_up at M = 224, 256). Builds main and late3 side by side; on
+# late3: kbit-verify --full and --full --pdl over dense.tcw at M = 256, 512, 1024 (its 256-token kernels), then
+# compute-sanitizer memcheck, racecheck and synccheck over kbit-verify --full (plain, then --pdl) of tcw's random
+# and adversarial shapes at M = 256, 512. If all pass, set the knob's default to 0x08 in tcw_common.cuh and check
+# the cubin against a -DKBIT_TCW_LATE_FETCH256=0x08 build (bench/scripts/sass_compare.py). Pack first; carry
+# .deps/sys.txz. Env: LS_BUDGET (420 s).
+set -u
+source bench/scripts/lib/device_run.sh
+source bench/scripts/lib/device_build.sh
+device_run_init "$OUT/late3san" ${LS_BUDGET:-420}
+device_build_knob_arms /tmp/ls "late3=-DKBIT_TCW_LATE_FETCH256=0x08" || exit 1
+gpu_info
+V=(.deps/gpu/kbit-verify-late3 --shapes "$R/data/shapes.json")
+verify_run verify-late3 90 3 "late3 verify --full dense.tcw M = 256, 512, 1024" --full --kernels dense.tcw \
+  --filter '/M(256|512|1024)/'
+verify_run verify-late3-pdl 90 3 "late3 verify --full --pdl dense.tcw M = 256, 512, 1024" --full --pdl \
+  --kernels dense.tcw --filter '/M(256|512|1024)/'
+verify_sanitize late3 60 90 '(random|adversarial).*/M(256|512)/' memcheck racecheck synccheck
+for tool in memcheck racecheck; do
+  [ "$(left)" -gt 40 ] || { s "$tool --pdl skipped: $(left) s left"; continue; }
+  timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 "${V[@]}" --full --pdl --no-cublas --no-exact \
+    --no-rerun --kernels dense.tcw --filter '(random|adversarial).*/M(256|512)/' > "$W/$tool-pdl.txt" 2>&1
+  s "$tool --pdl late3 M = 256, 512 rc=$? after $((SECONDS - T0)) s"; tail -2 "$W/$tool-pdl.txt" | tee -a "$W/summary.txt"
+done
+rm -rf /tmp/ls-*/lib /tmp/ls-*/kernels 2>/dev/null; true
