@@ -4,7 +4,7 @@
 # after the prologue, 1.07-1.09x on Qwen3 dense.gate_up at M = 224, 256). Builds main and late3 side by side; on
 # late3: kbit-verify --full and --full --pdl over dense.tcw at M = 256, 512, 1024 (its 256-token kernels), then
 # compute-sanitizer memcheck, racecheck and synccheck over kbit-verify --full (plain, then --pdl) of tcw's random
-# and adversarial shapes at M = 256, 512. If all pass, set the knob's default to 0x08 in tcw_common.cuh and check
+# and adversarial shapes at M = 256, 512, and of the measured row (named cases). If all pass, set the knob's default to 0x08 in tcw_common.cuh and check
 # the cubin against a -DKBIT_TCW_LATE_FETCH256=0x08 build (bench/scripts/sass_compare.py). Pack first; carry
 # .deps/sys.txz. Env: LS_BUDGET (420 s).
 set -u
@@ -24,5 +24,18 @@ for tool in memcheck racecheck; do
   timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 "${V[@]}" --full --pdl --no-cublas --no-exact \
     --no-rerun --kernels dense.tcw --filter '(random|adversarial).*/M(256|512)/' > "$W/$tool-pdl.txt" 2>&1
   s "$tool --pdl late3 M = 256, 512 rc=$? after $((SECONDS - T0)) s"; tail -2 "$W/$tool-pdl.txt" | tee -a "$W/summary.txt"
+done
+# The measured row itself (its plan is tcw_kernel<k = 3, 256>, 80 per-tile CTAs; the --full sweep's rotation gives
+# this shape other widths at M = 256): named cases, plain and --pdl, under memcheck and racecheck.
+for M in 224 256; do
+  for pdl in "" --pdl; do
+    c="dense/qwen3-coder-next.mlp.dense.gate_up/N10240.K2048/M$M/k3/f16/tcw"
+    for tool in memcheck racecheck; do
+      [ "$(left)" -gt 15 ] || continue
+      timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 "${V[@]}" --case "$c" $pdl --no-cublas --no-exact \
+        --no-rerun > "$W/$tool-row-M$M$pdl.txt" 2>&1
+      s "$tool $c $pdl rc=$? after $((SECONDS - T0)) s"; tail -1 "$W/$tool-row-M$M$pdl.txt" | tee -a "$W/summary.txt"
+    done
+  done
 done
 rm -rf /tmp/ls-*/lib /tmp/ls-*/kernels 2>/dev/null; true
