@@ -2,7 +2,8 @@
 """Tables for a PDL run: dense `automatic` / `automatic_pdl` rows of several arms, best of the
 repeats per row, against a reference column. Usage:
   pdl_compare.py DIR REF_ARM:KERNEL ARM:KERNEL ...   (files DIR/bench-<i>-<arm>.json[.gz])
-Prints the geomeans of REF / column (per bit width too) and one line per row with cuBLAS fp16."""
+Prints the geomeans of REF / column (per bit width too) and one line per row with cuBLAS fp16; an
+`automatic*` column's times carry the kernel that arm's dispatch ran (e.g. 6.46/tcw)."""
 import collections, glob, gzip, json, math, os, sys
 
 
@@ -22,6 +23,7 @@ def main():
     t = collections.defaultdict(lambda: collections.defaultdict(list))
     cub = collections.defaultdict(list)
     disp = {}
+    cdisp = {}  # (arm, kernel, key): the kernel an automatic row ran in that arm
     for arm, rep in reports(d):
         for r in rep['rows']:
             if r['moe'] or 'median' not in r.get('us', {}):
@@ -37,6 +39,7 @@ def main():
             t[(arm, r['kernel'])][key].append(r['us']['median'])
             if r.get('dispatch'):
                 disp[key] = r['dispatch']
+                cdisp[(arm, r['kernel'], key)] = r['dispatch']
     best = lambda c, k: min(t[c][k]) if t[c].get(k) else None
     keys = sorted(t[ref])
     gm = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
@@ -49,14 +52,17 @@ def main():
                                                          gm(rs), min(rs), max(rs), len(rs)))
     print()
     lab = lambda c: c[0] + ('+pdl' if c[1].endswith('_pdl') else '')
-    print('%-16s %-30s %3s %2s %7s %7s ' % ('model', 'shape', 'M', 'k', 'cuBLAS', lab(ref)) +
-          ' '.join('%8s' % lab(c) for c in cols) + '  dispatch  cuBLAS/last')
+    # a column's value, with the dispatch of an automatic column
+    val = lambda c, k, v: ('%.2f/%s' % (v, cdisp[(c[0], c[1], k)][:8]) if (c[0], c[1], k) in cdisp
+                           else '%.2f' % v) if v else '-'
+    print('%-16s %-30s %3s %2s %7s %16s ' % ('model', 'shape', 'M', 'k', 'cuBLAS', lab(ref)) +
+          ' '.join('%16s' % lab(c) for c in cols) + '  dispatch  cuBLAS/last')
     for k in keys:
         cb = min(cub.get(k[:3], [float('nan')]))
         vals = [best(c, k) for c in cols]
         last = vals[-1] or float('nan')
-        print('%-16s %-30s %3d %2d %7.2f %7.2f ' % (k[0][:16], k[1][:30], k[2], k[3], cb, best(ref, k)) +
-              ' '.join('%8.2f' % v if v else '%8s' % '-' for v in vals) + '  %-8s  %.2f' % (disp.get(k, '')[:8], cb / last))
+        print('%-16s %-30s %3d %2d %7.2f %16s ' % (k[0][:16], k[1][:30], k[2], k[3], cb, val(ref, k, best(ref, k))) +
+              ' '.join('%16s' % val(c, k, v) for c, v in zip(cols, vals)) + '  %-8s  %.2f' % (disp.get(k, '')[:8], cb / last))
 
 
 if __name__ == '__main__':
