@@ -6,11 +6,15 @@
 # compute-sanitizer memcheck, racecheck and synccheck over kbit-verify --full (plain, then --pdl) of tcw's random
 # and adversarial shapes at M = 256, 512, and of the measured row (named cases). If all pass, set the knob's default to 0x08 in tcw_common.cuh and check
 # the cubin against a -DKBIT_TCW_LATE_FETCH256=0x08 build (bench/scripts/sass_compare.py). Pack first; carry
-# .deps/sys.txz. Env: LS_BUDGET (420 s).
+# .deps/sys.txz. Env: LS_BUDGET (560 s).
+# Second question (thirty-fourth session), with what budget is left: the lead of -pdl512 (tcw_pdl ahead of
+# automatic_pdl's dequant_cublas on a few rows at M = 384, 512, one rep, k = 2, 4) over more M, widths and
+# reps: main's tcw_pdl and automatic_pdl over the dense block shapes below 40 M weights (those where automatic
+# keeps dequant_cublas at 257..512), M = 320, 384, 448, 512, k = 2..5, two reps (pdl/).
 set -u
 source bench/scripts/lib/device_run.sh
 source bench/scripts/lib/device_build.sh
-device_run_init "$OUT/late3san" ${LS_BUDGET:-420}
+device_run_init "$OUT/late3san" ${LS_BUDGET:-560}
 device_build_knob_arms /tmp/ls "late3=-DKBIT_TCW_LATE_FETCH256=0x08" || exit 1
 gpu_info
 V=(.deps/gpu/kbit-verify-late3 --shapes "$R/data/shapes.json")
@@ -38,4 +42,22 @@ for M in 224 256; do
     done
   done
 done
+mkdir -p "$W/pdl"
+python3 - "$R/data/shapes.json" "$W/pdl/small.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for m in d["models"]:
+    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) == 1 and g["N"] * g["K"] < 40e6]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+SHAPES=$W/pdl/small.json
+W0=$W; W=$W/pdl
+arm_setup() {
+  KERNELS=tcw_pdl,automatic_pdl
+  BIN=.deps/gpu/kbit-bench-main
+  B="--M 320,384,448,512 --bits 2,3,4,5 --dtypes f16"
+}
+MIN_LEFT=25 REPS=2 bench_rotation pdl main
+W=$W0
+cat "$W/pdl/summary.txt" >> "$W/summary.txt" 2>/dev/null
 rm -rf /tmp/ls-*/lib /tmp/ls-*/kernels 2>/dev/null; true
