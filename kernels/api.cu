@@ -452,10 +452,20 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     //   1.43-1.51x, q_proj 1.03-1.10x, GLM q_a_proj 0.97-1.09x;
     // - at 193..256 on rows of K >= 4096 (Qwen3 o_proj 1.08-1.62x, Llama-3-8B k/v_proj 1.06-1.31x; the
     //   rows of K = 2048 mixed: Qwen3 q_proj 0.94-1.05x, GLM q_a_proj 0.80-0.93x).
+    // At 257..448 (bench/results/2026-11-27-h100-late3san/pdl: tcw_pdl beside automatic_pdl, two reps, the
+    // dense block shapes below 40 M weights at M = 320, 384, 448, 512, k = 2..5) tcw beats it
+    // - on wide rows (N >= 8192) of >= 16 M weights to M = 384: Qwen3 dense.gate_up (21 M) 1.15-1.41x at
+    //   M = 320 (53.0 -> 37.6 us at k = 2), 0.99-1.17x at 384, but 0.86-0.93x at 448, 512; Llama-3-8B q/o_proj
+    //   (N = 4096, 16.8 M) 0.89-0.99x;
+    // - on rows of K >= 8192 from 8 M weights at k <= 4: Llama-3-70B k/v_proj (8.4 M) 1.01-1.17x at 384, 448,
+    //   0.97-1.03x at 320 (at 512 0.93-1.06x, at k = 5 0.95-1.06x).
     // At M = 1024 the small shapes stay far behind (0.65-0.90x) and the rules below stand.
-    if (pdl_live && have_cublas && M <= 256 && detail::tcw_pdl_above64(w.bits)) {
+    if (pdl_live && have_cublas && M <= 448 && detail::tcw_pdl_above64(w.bits)) {
       const bool short_rows = w.K < 1024 && w.N < 8192;
-      if (M <= 128 ? !short_rows : M <= 192 ? !short_rows && w.K > 512 : w.K >= 4096) return Kernel::tcw;
+      if (M <= 256 && (M <= 128 ? !short_rows : M <= 192 ? !short_rows && w.K > 512 : w.K >= 4096))
+        return Kernel::tcw;
+      if (M <= 384 && w.N >= 8192 && weights >= 16.0e6) return Kernel::tcw;
+      if (w.K >= 8192 && weights >= 8.0e6 && w.bits <= 4) return Kernel::tcw;
     }
     if (M > 64 && M <= 128 && weights >= 4.0e6 && (w.K > 512 || !have_cublas)) return Kernel::tcw;
     // Since tcw chooses its token tile by its cost model (tcw_choose_tile, 2026-11-27, thirty-first

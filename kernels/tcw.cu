@@ -616,9 +616,10 @@ size_t tcw_workspace_bytes(int64_t M, const TiledView& w) {
 bool tcw_uses_pairs(const TiledView& w) { return w.bits == 4 && w.half_cb; }
 
 bool tcw_pdl_above64(int bits) {
-  // The measured build: every M under PDL (tcw_launch_pdl), at every grid size, and the main kernels of the
-  // tiles a plan above M = 64 can take (64, 128, 256 tokens) carrying the PDL instructions at this width.
-  return KBIT_TCW_PDL_MAXM >= 256 && KBIT_TCW_PDL64 == 2 && with_bits(bits, false, [](auto kb) {
+  // The measured build: every M under PDL (tcw_launch_pdl; at least to 512, past the PDL rules' M = 448), at
+  // every grid size, and the main kernels of the tiles a plan above M = 64 can take (64, 128, 256 tokens)
+  // carrying the PDL instructions at this width.
+  return KBIT_TCW_PDL_MAXM >= 512 && KBIT_TCW_PDL64 == 2 && with_bits(bits, false, [](auto kb) {
            constexpr int KB = decltype(kb)::value;
            return kTcwPdlMain<64, KB> && kTcwPdlMain<128, KB> && kTcwPdlMain<256, KB>;
          });

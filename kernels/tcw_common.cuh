@@ -48,7 +48,7 @@ constexpr int kTcwRows = 128;  // weight rows per CTA
 // measured 0.997-1.006x geomean against main's SASS). H100, bench/results/2026-11-27-h100-pdlbig, same call,
 // dense catalogue, k = 2 and 4: tcw_pdl against MAXM = 64, BIG = 0 1.09-1.16x geomean per (M, k) at
 // M = 96..256 (rows 0.96-1.38x), 1.05x at M = 1024; with MAXM alone (64-token tiles above M = 64) only k = 4
-// gained, 1.04-1.08x. choose_kernel's PDL rules for M = 65..256 count on both (tcw_pdl_above64).
+// gained, 1.04-1.08x. choose_kernel's PDL rules for M = 65..448 count on both (tcw_pdl_above64).
 #ifndef KBIT_TCW_PDL_MAXM
 #define KBIT_TCW_PDL_MAXM (1 << 30)
 #endif
@@ -69,11 +69,12 @@ constexpr bool kTcwPdlMain = MN == 32 || (kTcwPdlTile<MN> && ((KBIT_TCW_PDL64_BI
 // Whether tcw_kernel of a kTcwPdlMain tile requests its first weight step before the PDL wait (else after
 // its prologue, where the tiles without PDL request it). KBIT_TCW_LATE_FETCH256 (experiment knob): the widths
 // k, bit k set, whose 256-token kernel keeps the late request although it carries the PDL instructions. 0x08
-// (k = 3) measured 1.07-1.09x on Qwen3 dense.gate_up at M = 224, 256 (the early request's SASS lost 0.92x there,
-// plain launches too) and 1.003-1.007x geomean over the dense catalogue (bench/results/2026-11-27-h100-pdl512,
-// -late3); off until a build with it has been through compute-sanitizer.
+// (k = 3, the default) measured 1.07-1.09x on Qwen3 dense.gate_up at M = 224, 256 (the early request's SASS lost
+// 0.92x there, plain launches too) and 1.003-1.007x geomean over the dense catalogue (bench/results/2026-11-27-
+// h100-pdl512, -late3); on since kbit-verify --full (plain and --pdl) at M = 256..1024 and memcheck, racecheck and
+// synccheck of a build with it passed (-late3san). 0: every PDL 256-token kernel requests early.
 #ifndef KBIT_TCW_LATE_FETCH256
-#define KBIT_TCW_LATE_FETCH256 0
+#define KBIT_TCW_LATE_FETCH256 0x08
 #endif
 template <int MN, int KB>
 constexpr bool kTcwEarlyFetch = kTcwPdlMain<MN, KB> && !(MN == 256 && ((KBIT_TCW_LATE_FETCH256 >> KB) & 1) != 0);

@@ -848,18 +848,20 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
   }
 }
 
-TEST_CASE("gpu: with PDL, tcw takes M = 65..256 from dequant_cublas but on short narrow rows") {
+TEST_CASE("gpu: with PDL, tcw takes M = 65..448 from dequant_cublas but on short narrow rows") {
   // choose_kernel reads only the shape (no memory allocated). Under live PDL tcw launches above M = 64
   // (tcw_pdl_above64) and beat dequant_cublas (bench/results/2026-11-27-h100-pdlbig, -pdlland): at
   // M = 65..128 on every catalogue shape but rows of K < 1024 narrower than 8192, at 129..192 on those of
-  // K > 512, at 193..256 on rows of K >= 4096. Without PDL, and above M = 256, these small shapes stay on
-  // dequant_cublas.
+  // K > 512, at 193..256 on rows of K >= 4096; at 257..384 on rows of N >= 8192 from 16 M weights and to 448
+  // on rows of K >= 8192 from 8 M weights at k <= 4 (-late3san/pdl). Without PDL, and elsewhere above M = 256,
+  // these shapes stay on dequant_cublas.
   if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported()) return;
   TiledView w;
   w.half_cb = true;
   struct Case {
     int64_t N, K, M;
     gpu::Kernel pdl;
+    bool k5_dq = false;  // at k = 5: dequant_cublas instead of pdl
   };
   const gpu::Kernel tcw = gpu::Kernel::tcw, dq = gpu::Kernel::dequant_cublas;
   const Case cases[] = {
@@ -870,6 +872,10 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..256 from dequant_cublas but on short
       {2048, 4096, 192, tcw},  {2048, 4096, 256, tcw},  {2048, 4096, 1024, dq},  // Qwen3 o_proj
       {1024, 4096, 256, tcw},                                                     // Llama-3-8B k_proj
       {4096, 2048, 192, tcw},  {4096, 2048, 256, dq},                              // Qwen3 q_proj
+      {10240, 2048, 320, tcw}, {10240, 2048, 384, tcw}, {10240, 2048, 448, dq},  // Qwen3 dense.gate_up, 21 M
+      {4096, 4096, 320, dq},                                                      // Llama-3-8B q_proj, 16.8 M
+      {1024, 8192, 320, tcw, true}, {1024, 8192, 448, tcw, true},                 // Llama-3-70B k_proj, 8.4 M
+      {1024, 8192, 512, dq},   {512, 8192, 384, dq},                              // (and 4.2 M: none)
   };
   for (int bits : {2, 3, 4, 5})
     for (const Case& c : cases) {
@@ -881,7 +887,7 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..256 from dequant_cublas but on short
       CAPTURE(c.K);
       CAPTURE(c.M);
       const bool above64 = gpu::detail::tcw_pdl_above64(bits);  // false only in builds with other knobs
-      CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, true) == (above64 ? c.pdl : dq));
+      CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, true) == (above64 && !(bits == 5 && c.k5_dq) ? c.pdl : dq));
       if (c.pdl == tcw) CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, false) == dq);
     }
 }
@@ -926,7 +932,7 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
   // at 513..1024 from 40 M at k <= 4 (-sk128land/ldisp, -m1024); dequant_cublas elsewhere. Without one,
   // the earlier bounds (4 M at M <= 128, 8 M at M <= 256 and on long rows at M <= 512) against mma, and
   // 4 M at 513..1024 (-m1024/mma). Under live PDL, with a handle, the rule of the test above takes some of
-  // the dequant_cublas rows at M = 65..256 to tcw (pdl_tcw).
+  // the dequant_cublas rows at M = 65..448 to tcw (pdl_tcw).
   if (!gpu::tcw_supported()) return;
   TiledView w;
   struct Case {
