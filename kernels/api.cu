@@ -452,20 +452,24 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     //   1.43-1.51x, q_proj 1.03-1.10x, GLM q_a_proj 0.97-1.09x;
     // - at 193..256 on rows of K >= 4096 (Qwen3 o_proj 1.08-1.62x, Llama-3-8B k/v_proj 1.06-1.31x; the
     //   rows of K = 2048 mixed: Qwen3 q_proj 0.94-1.05x, GLM q_a_proj 0.80-0.93x).
-    // At 257..448 (bench/results/2026-11-27-h100-late3san/pdl: tcw_pdl beside automatic_pdl, two reps, the
-    // dense block shapes below 40 M weights at M = 320, 384, 448, 512, k = 2..5) tcw beats it
-    // - on wide rows (N >= 8192) of >= 16 M weights to M = 384: Qwen3 dense.gate_up (21 M) 1.15-1.41x at
-    //   M = 320 (53.0 -> 37.6 us at k = 2), 0.99-1.17x at 384, but 0.86-0.93x at 448, 512; Llama-3-8B q/o_proj
+    // Above M = 256 at k <= 4 (bench/results/2026-11-27-h100-late3san/pdl: tcw_pdl beside automatic_pdl, two
+    // reps, the dense block shapes below 40 M weights at M = 320..512, k = 2..5; then automatic_pdl old / new in
+    // one call, three reps, M = 288..448, the non-block shapes of these rows too, -pdl448) tcw beats it
+    // - on wide rows (N >= 8192) of 16-24 M weights to M = 384: Qwen3 dense.gate_up (21 M) 1.09-1.41x at
+    //   M = 288..384 (53.0 -> 37.6 us at M = 320, k = 2), q_proj_gated (16.8 M) 1.07-1.26x, GLM
+    //   shared_experts.gate (21 M) 1.09-1.41x; but 0.86-0.93x at 448, 512 (-late3san). Larger ones to 320:
+    //   Qwen3 in_proj_qkvz (25 M) 0.99-1.12x at 288, 320, 0.94-1.01x at 352, 384. Llama-3-8B q/o_proj
     //   (N = 4096, 16.8 M) 0.89-0.99x;
-    // - on rows of K >= 8192 from 8 M weights at k <= 4: Llama-3-70B k/v_proj (8.4 M) 1.01-1.17x at 384, 448,
-    //   0.97-1.03x at 320 (at 512 0.93-1.06x, at k = 5 0.95-1.06x).
-    // At M = 1024 the small shapes stay far behind (0.65-0.90x) and the rules below stand.
+    // - on rows of K >= 8192 from 8 M weights at M = 321..448: Llama-3-70B k/v_proj (8.4 M) 1.01-1.30x at
+    //   352..448, 1.00-1.02x at 320, 0.94-0.98x at 288 (at 512 0.93-1.06x, -late3san).
+    // At k = 5 the rows were mixed (0.83-1.15x). At M = 1024 the small shapes stay far behind (0.65-0.90x)
+    // and the rules below stand.
     if (pdl_live && have_cublas && M <= 448 && detail::tcw_pdl_above64(w.bits)) {
       const bool short_rows = w.K < 1024 && w.N < 8192;
       if (M <= 256 && (M <= 128 ? !short_rows : M <= 192 ? !short_rows && w.K > 512 : w.K >= 4096))
         return Kernel::tcw;
-      if (M <= 384 && w.N >= 8192 && weights >= 16.0e6) return Kernel::tcw;
-      if (w.K >= 8192 && weights >= 8.0e6 && w.bits <= 4) return Kernel::tcw;
+      if (w.bits <= 4 && M <= (weights < 24.0e6 ? 384 : 320) && w.N >= 8192 && weights >= 16.0e6) return Kernel::tcw;
+      if (w.bits <= 4 && M > 320 && w.K >= 8192 && weights >= 8.0e6) return Kernel::tcw;
     }
     if (M > 64 && M <= 128 && weights >= 4.0e6 && (w.K > 512 || !have_cublas)) return Kernel::tcw;
     // Since tcw chooses its token tile by its cost model (tcw_choose_tile, 2026-11-27, thirty-first

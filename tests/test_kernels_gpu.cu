@@ -852,9 +852,9 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..448 from dequant_cublas but on short
   // choose_kernel reads only the shape (no memory allocated). Under live PDL tcw launches above M = 64
   // (tcw_pdl_above64) and beat dequant_cublas (bench/results/2026-11-27-h100-pdlbig, -pdlland): at
   // M = 65..128 on every catalogue shape but rows of K < 1024 narrower than 8192, at 129..192 on those of
-  // K > 512, at 193..256 on rows of K >= 4096; at 257..384 on rows of N >= 8192 from 16 M weights and to 448
-  // on rows of K >= 8192 from 8 M weights at k <= 4 (-late3san/pdl). Without PDL, and elsewhere above M = 256,
-  // these shapes stay on dequant_cublas.
+  // K > 512, at 193..256 on rows of K >= 4096; at k <= 4 at 257..384 on rows of N >= 8192 of 16-24 M weights
+  // (to 320 from 24 M) and at 321..448 on rows of K >= 8192 from 8 M weights (-late3san/pdl, -pdl448). Without
+  // PDL, and elsewhere above M = 256, these shapes stay on dequant_cublas.
   if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported()) return;
   TiledView w;
   w.half_cb = true;
@@ -872,9 +872,10 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..448 from dequant_cublas but on short
       {2048, 4096, 192, tcw},  {2048, 4096, 256, tcw},  {2048, 4096, 1024, dq},  // Qwen3 o_proj
       {1024, 4096, 256, tcw},                                                     // Llama-3-8B k_proj
       {4096, 2048, 192, tcw},  {4096, 2048, 256, dq},                              // Qwen3 q_proj
-      {10240, 2048, 320, tcw}, {10240, 2048, 384, tcw}, {10240, 2048, 448, dq},  // Qwen3 dense.gate_up, 21 M
+      {10240, 2048, 288, tcw, true}, {10240, 2048, 384, tcw, true}, {10240, 2048, 448, dq},  // Qwen3 dense.gate_up
+      {12288, 2048, 320, tcw, true}, {12288, 2048, 352, dq},                      // Qwen3 in_proj_qkvz, 25 M
       {4096, 4096, 320, dq},                                                      // Llama-3-8B q_proj, 16.8 M
-      {1024, 8192, 320, tcw, true}, {1024, 8192, 448, tcw, true},                 // Llama-3-70B k_proj, 8.4 M
+      {1024, 8192, 320, dq},   {1024, 8192, 352, tcw, true}, {1024, 8192, 448, tcw, true},  // Llama-3-70B k_proj
       {1024, 8192, 512, dq},   {512, 8192, 384, dq},                              // (and 4.2 M: none)
   };
   for (int bits : {2, 3, 4, 5})
