@@ -342,14 +342,13 @@ __device__ __forceinline__ void pdl_launch_dependents() {
 #endif
 }
 
-// Launch `kernel` on `grid` through cudaLaunchKernelEx: with cluster_y > 1 the CTAs of each grid
-// column (cluster_y = grid.y of them: the K slices of one output tile) form one thread-block
-// cluster (sm_90; <= 8, the portable cluster size); with `pdl` the launch may overlap the previous
-// work in the stream (programmatic stream serialization: the kernel must call pdl_wait() before it
-// touches anything that work writes).
+// Launch `kernel` on `grid` through cudaLaunchKernelEx: with a `cluster` shape of more than one CTA
+// (sm_90; <= 8 CTAs, the portable cluster size) those CTAs form one thread-block cluster; with `pdl`
+// the launch may overlap the previous work in the stream (programmatic stream serialization: the
+// kernel must call pdl_wait() before it touches anything that work writes).
 template <class... KArgs, class... Args>
-cudaError_t launch_ex(void (*kernel)(KArgs...), dim3 grid, int threads, size_t smem, cudaStream_t stream,
-                      unsigned cluster_y, bool pdl, Args&&... args) {
+cudaError_t launch_cluster_ex(void (*kernel)(KArgs...), dim3 grid, int threads, size_t smem, cudaStream_t stream,
+                              dim3 cluster, bool pdl, Args&&... args) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = grid;
   cfg.blockDim = dim3(threads);
@@ -357,11 +356,11 @@ cudaError_t launch_ex(void (*kernel)(KArgs...), dim3 grid, int threads, size_t s
   cfg.stream = stream;
   cudaLaunchAttribute attr[2];
   unsigned n = 0;
-  if (cluster_y > 1) {
+  if (cluster.x * cluster.y * cluster.z > 1) {
     attr[n].id = cudaLaunchAttributeClusterDimension;
-    attr[n].val.clusterDim.x = 1;
-    attr[n].val.clusterDim.y = cluster_y;
-    attr[n].val.clusterDim.z = 1;
+    attr[n].val.clusterDim.x = cluster.x;
+    attr[n].val.clusterDim.y = cluster.y;
+    attr[n].val.clusterDim.z = cluster.z;
     ++n;
   }
   if (pdl) {
@@ -372,6 +371,15 @@ cudaError_t launch_ex(void (*kernel)(KArgs...), dim3 grid, int threads, size_t s
   cfg.attrs = attr;
   cfg.numAttrs = n;
   return cudaLaunchKernelEx(&cfg, kernel, static_cast<Args&&>(args)...);
+}
+
+// launch_cluster_ex with cluster_y > 1: the CTAs of each grid column (cluster_y = grid.y of them: the
+// K slices of one output tile) form one cluster.
+template <class... KArgs, class... Args>
+cudaError_t launch_ex(void (*kernel)(KArgs...), dim3 grid, int threads, size_t smem, cudaStream_t stream,
+                      unsigned cluster_y, bool pdl, Args&&... args) {
+  return launch_cluster_ex(kernel, grid, threads, smem, stream, dim3(1, cluster_y, 1), pdl,
+                           static_cast<Args&&>(args)...);
 }
 
 // Slice ranges over k-tiles: `splits` slices, every one non-empty (requires splits <= tiles); slice

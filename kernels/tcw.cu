@@ -37,13 +37,19 @@
 // traps, and linear() refuses Kernel::tcw with bad_kernel before any launch (tcw_available()).
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
+#include <tuple>
+
+#include <cooperative_groups.h>
 
 #include "kbit/tcw_sched.h"
 #include "tcw_common.cuh"
 #include "tcw_streamk.cuh"  // tcw_streamk_kernel
 
 namespace kbit::gpu::detail {
+
+namespace cg = cooperative_groups;
 
 // The kernel for per-tile plans (splits >= 1): CTA (row tile, token tile, slice) = blockIdx (x, y,
 // z), slices of a tile summed by tcw_reduce_kernel.
@@ -302,6 +308,44 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
     each([&](int i, int64_t n, int token) { C[token * N + n] = Tr::from_float(acc[i]); });
     return;
   }
+#if KBIT_TCW_CLUSTER
+  if (sk.partials == nullptr) {
+    // The slices of this tile are one cluster along grid.z (KBIT_TCW_CLUSTER; launch_t): each CTA puts its
+    // accumulators in its stage memory, then CTA z sums every z-th group of 4 columns of the tile over the
+    // cluster's slices in slice order and writes C. The stages are free once every warp's last wgmma has
+    // read them (the barrier).
+    static_assert(MN * kTcwRedStride * 4 <= Cfg::kSmem, "the accumulator tile fits the stage memory");
+    float* red = reinterpret_cast<float*>(tiles);
+    __syncthreads();
+    const int r0 = 16 * warp + g;
+#pragma unroll
+    for (int t = 0; t < MN / 8; ++t)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) red[(8 * t + 2 * q + (r & 1)) * kTcwRedStride + r0 + (r < 2 ? 0 : 8)] = acc[4 * t + r];
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();
+    const int S = sk.splits;
+    const int64_t n_base = static_cast<int64_t>(blockIdx.x) * kTcwRows;
+    for (int e = static_cast<int>(blockIdx.z) * kTcwThreads + threadIdx.x; e < MN * kTcwRows / 4;
+         e += S * kTcwThreads) {
+      const int tl = e / (kTcwRows / 4), c4 = 4 * (e % (kTcwRows / 4)), token = tok0 + tl;
+      if (token >= M) continue;
+      float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      for (int sl = 0; sl < S; ++sl) {
+        const float4 p = *reinterpret_cast<const float4*>(cluster.map_shared_rank(red + tl * kTcwRedStride + c4, sl));
+        v[0] += p.x;
+        v[1] += p.y;
+        v[2] += p.z;
+        v[3] += p.w;
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        if (n_base + c4 + j < N) C[token * N + n_base + c4 + j] = Tr::from_float(v[j]);
+    }
+    cluster.sync();  // the other slices read this CTA's shared memory until here
+    return;
+  }
+#endif
   // Split K: this slice's fp32 partial; tcw_reduce_kernel sums the slices in order afterwards.
   const int64_t MNs = static_cast<int64_t>(M) * N;
   each([&](int i, int64_t n, int token) { sk.partials[blockIdx.z * MNs + token * N + n] = acc[i]; });
@@ -544,6 +588,42 @@ bool tcw_launch_pdl(bool pdl, int64_t M, const TcwPlan& p) {
          (MN == 32 || (kTcwPdlMain<MN, KB> && (KBIT_TCW_PDL64 == 2 || p.sched.ctas <= device_sm_count())));
 }
 
+// Whether a per-tile grid runs its K slices (grid.z) as clusters (KBIT_TCW_CLUSTER): 2..KBIT_TCW_CLUSTER slices,
+// a GPU with clusters, and room for all `tiles` clusters at once at `bytes` of dynamic shared memory (else
+// some tiles would wait for a second wave). The count of active clusters is cached per kernel and size.
+template <class Kern>
+bool tcw_cluster_fits(Kern kern, dim3 grid, int bytes, int64_t tiles) {
+  if (!KBIT_TCW_CLUSTER || grid.z < 2 || grid.z > static_cast<unsigned>(KBIT_TCW_CLUSTER) || !device_has_clusters())
+    return false;
+  static std::mutex mu;
+  static std::map<std::tuple<int, unsigned, int>, int> cache;  // (device, cluster size, bytes) -> clusters
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return false;
+  const auto key = std::make_tuple(dev, grid.z, bytes);
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(kTcwThreads);
+    cfg.dynamicSmemBytes = bytes;
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 1;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = grid.z;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    int n = 0;
+    if (cudaOccupancyMaxActiveClusters(&n, kern, &cfg) != cudaSuccess) {
+      cudaGetLastError();  // a failed query leaves no error behind; the grid runs without clusters
+      n = 0;
+    }
+    it = cache.emplace(key, n).first;
+  }
+  return tiles <= it->second;
+}
+
 template <Act ACT, int KB, int MN, bool PR>
 cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
   using T = typename ActTraits<ACT>::T;
@@ -574,10 +654,13 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
     sk.partials = p.sched.partials;
     const dim3 grid(static_cast<unsigned>(p.sched.row_tiles), static_cast<unsigned>(p.tok_tiles),
                     static_cast<unsigned>(p.sched.splits));
-    if (cudaError_t e = launch_ex(kern, grid, kTcwThreads, launch_bytes, a.stream, 1, pdl,
-                                  static_cast<const uint4*>(permuted), static_cast<T*>(a.C), static_cast<int>(a.M), a.w,
-                                  sk);
-        e != cudaSuccess || p.sched.splits == 1)
+    // KBIT_TCW_CLUSTER: the slices of each tile as one cluster, summed inside the kernel (no partials).
+    const bool cluster = tcw_cluster_fits(kern, grid, launch_bytes, p.sched.row_tiles * p.tok_tiles);
+    if (cluster) sk.partials = nullptr;
+    if (cudaError_t e = launch_cluster_ex(kern, grid, kTcwThreads, launch_bytes, a.stream,
+                                          dim3(1, 1, cluster ? grid.z : 1), pdl, static_cast<const uint4*>(permuted),
+                                          static_cast<T*>(a.C), static_cast<int>(a.M), a.w, sk);
+        e != cudaSuccess || p.sched.splits == 1 || cluster)
       return e;
     const int64_t elems = a.M * a.w.N;
     return launch_ex(tcw_reduce_kernel<ACT>, dim3(static_cast<unsigned>((elems + 255) / 256)), 256, 0, a.stream, 1, pdl,

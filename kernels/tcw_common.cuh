@@ -79,6 +79,20 @@ constexpr bool kTcwPdlMain = MN == 32 || (kTcwPdlTile<MN> && ((KBIT_TCW_PDL64_BI
 template <int MN, int KB>
 constexpr bool kTcwEarlyFetch = kTcwPdlMain<MN, KB> && !(MN == 256 && ((KBIT_TCW_LATE_FETCH256 >> KB) & 1) != 0);
 
+// The K slices of a per-tile plan as one thread-block cluster (experiment knob, 0 off): where a plan splits K
+// into 2..KBIT_TCW_CLUSTER slices (at most 8, the portable cluster size) and the GPU holds every tile's
+// cluster at once, tcw_kernel's slices of a tile run as one cluster along grid.z and sum their accumulators
+// through distributed shared memory, in slice order (the sum tcw_reduce_kernel forms, bit for bit), so the
+// fp32 partials and the reduction's launch go. For the small shapes, whose time is the fixed cost of three
+// launches and the partials (bench/results/2026-11-27-h100-smallncu).
+#ifndef KBIT_TCW_CLUSTER
+#define KBIT_TCW_CLUSTER 0
+#endif
+static_assert(KBIT_TCW_CLUSTER >= 0 && KBIT_TCW_CLUSTER <= 8, "KBIT_TCW_CLUSTER: 0 or the largest cluster, <= 8");
+// The row stride, in floats, of the accumulator tile the slices of a cluster exchange: 132 puts the four
+// token rows a warp's fragment store touches (2 q apart) on disjoint banks.
+constexpr int kTcwRedStride = kTcwRows + 4;
+
 // tcw_kernel's activation stages through one thread's bulk copies counted by per-stage mbarriers
 // (full: the copy landed; empty: every warp's wgmma of the step that read the stage is done) instead
 // of every thread's cp.async and a CTA barrier per step, so the two warpgroups may drift apart and
