@@ -330,14 +330,20 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
          e += S * kTcwThreads) {
       const int tl = e / (kTcwRows / 4), c4 = 4 * (e % (kTcwRows / 4)), token = tok0 + tl;
       if (token >= M) continue;
+      // Every slice's load first (one round trip for all), then the sum in slice order.
+      float4 p[KBIT_TCW_CLUSTER];
+#pragma unroll
+      for (int sl = 0; sl < KBIT_TCW_CLUSTER; ++sl)
+        if (sl < S) p[sl] = *reinterpret_cast<const float4*>(cluster.map_shared_rank(red + tl * kTcwRedStride + c4, sl));
       float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-      for (int sl = 0; sl < S; ++sl) {
-        const float4 p = *reinterpret_cast<const float4*>(cluster.map_shared_rank(red + tl * kTcwRedStride + c4, sl));
-        v[0] += p.x;
-        v[1] += p.y;
-        v[2] += p.z;
-        v[3] += p.w;
-      }
+#pragma unroll
+      for (int sl = 0; sl < KBIT_TCW_CLUSTER; ++sl)
+        if (sl < S) {
+          v[0] += p[sl].x;
+          v[1] += p[sl].y;
+          v[2] += p[sl].z;
+          v[3] += p[sl].w;
+        }
 #pragma unroll
       for (int j = 0; j < 4; ++j)
         if (n_base + c4 + j < N) C[token * N + n_base + c4 + j] = Tr::from_float(v[j]);
