@@ -110,8 +110,8 @@ cudaError_t launch_tcw(const LinearArgs& a);
 // Tests only: force tcw's work partition (0: by makespan, the default; 1: per tile; 2: stream-K,
 // so that small shapes exercise the stream-K kernel and its fixup; 3: stream-K on at most 4 CTAs,
 // so that each CTA's range runs many steps across tiles; 4: whole-tile runs on at most 4 CTAs, the
-// stream-K kernel with no shared tile). Set it before the workspace query; it applies to the whole
-// process.
+// stream-K kernel with no shared tile; 5: per tile, every split of 2..8 slices run as clusters, see
+// KBIT_TCW_CLUSTER). Set it before the workspace query; it applies to the whole process.
 void tcw_force_plan(int mode);
 // Tests only: tcw's CTAs per SM at M on w: the plan's count (plan); the plan's kernel (tcw_kernel for
 // a per-tile plan, the stream-K kernel for a stream-K one, f16) with the dynamic shared memory it is
@@ -121,6 +121,7 @@ void tcw_force_plan(int mode);
 struct TcwOccupancy {
   int plan = 0, resident = 0, smem = 0, streamk = 0;
   bool stream_k = false;
+  bool cluster = false;  // the plan's K slices run as clusters (TcwPlan::cluster, and they fit the GPU)
 };
 TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl);
 // Grouped tcw (MoE, sm_90a: tcw_available()): an 8-token-tile permute of all routed rows into the

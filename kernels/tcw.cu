@@ -52,8 +52,9 @@ namespace kbit::gpu::detail {
 namespace cg = cooperative_groups;
 
 // The kernel for per-tile plans (splits >= 1): CTA (row tile, token tile, slice) = blockIdx (x, y,
-// z), slices of a tile summed by tcw_reduce_kernel.
-template <Act ACT, int KB, int MN, bool PR>
+// z), slices of a tile summed by tcw_reduce_kernel, or with CL (launch_t: the cluster slices,
+// KBIT_TCW_CLUSTER) by the cluster of the tile's slices itself.
+template <Act ACT, int KB, int MN, bool PR, bool CL = false>
 __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
     tcw_kernel(const uint4* __restrict__ Ap, typename ActTraits<ACT>::T* __restrict__ C, int M, TiledView w,
                SplitK sk) {
@@ -308,8 +309,7 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
     each([&](int i, int64_t n, int token) { C[token * N + n] = Tr::from_float(acc[i]); });
     return;
   }
-#if KBIT_TCW_CLUSTER
-  if (sk.partials == nullptr) {
+  if constexpr (CL) {
     // The slices of this tile are one cluster along grid.z (KBIT_TCW_CLUSTER; launch_t): each CTA puts its
     // accumulators in its stage memory, then CTA z sums every z-th group of 4 columns of the tile over the
     // cluster's slices in slice order and writes C. The stages are free once every warp's last wgmma has
@@ -331,13 +331,13 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
       const int tl = e / (kTcwRows / 4), c4 = 4 * (e % (kTcwRows / 4)), token = tok0 + tl;
       if (token >= M) continue;
       // Every slice's load first (one round trip for all), then the sum in slice order.
-      float4 p[KBIT_TCW_CLUSTER];
+      float4 p[kTcwMaxCluster];
 #pragma unroll
-      for (int sl = 0; sl < KBIT_TCW_CLUSTER; ++sl)
+      for (int sl = 0; sl < kTcwMaxCluster; ++sl)
         if (sl < S) p[sl] = *reinterpret_cast<const float4*>(cluster.map_shared_rank(red + tl * kTcwRedStride + c4, sl));
       float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
-      for (int sl = 0; sl < KBIT_TCW_CLUSTER; ++sl)
+      for (int sl = 0; sl < kTcwMaxCluster; ++sl)
         if (sl < S) {
           v[0] += p[sl].x;
           v[1] += p[sl].y;
@@ -351,7 +351,6 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
     cluster.sync();  // the other slices read this CTA's shared memory until here
     return;
   }
-#endif
   // Split K: this slice's fp32 partial; tcw_reduce_kernel sums the slices in order afterwards.
   const int64_t MNs = static_cast<int64_t>(M) * N;
   each([&](int i, int64_t n, int token) { sk.partials[blockIdx.z * MNs + token * N + n] = acc[i]; });
@@ -417,6 +416,7 @@ struct TcwPlan {
   bool pairs = false;          // the pair-table decode (tcw_uses_pairs)
   int ctas_per_sm = 1;         // the CTAs per SM the partition counts on (tcw_slots)
   bool shared_tiles = false;   // some tile is split between CTAs: partial slots and the fixup
+  bool cluster = false;        // per tile: the slices as clusters where they fit (tcw_cluster_plan)
   size_t permuted_bytes = 0;   // the pre-pass output, 256-byte aligned size
   size_t partial_bytes = 0;
 };
@@ -473,16 +473,26 @@ bool tcw_whole_runs(int mn, int bits, int64_t steps) {
 
 static_assert(kTcwRows == 128, "tcw_sched.h's plan costs and partial bytes count 128-row tiles");
 
+// Whether a per-tile plan of `splits` slices and `partial_bytes` of fp32 partials runs its slices as clusters
+// (KBIT_TCW_CLUSTER, KBIT_TCW_CLUSTER_MINB in tcw_common.cuh); the forced plan 5 (tests) on every split of
+// 2..kTcwMaxCluster slices.
+bool tcw_cluster_plan(int64_t splits, size_t partial_bytes, int force) {
+  if (force == 5) return splits >= 2 && splits <= kTcwMaxCluster;
+  return force == 0 && splits >= 2 && splits <= KBIT_TCW_CLUSTER &&
+         static_cast<double>(partial_bytes) >= KBIT_TCW_CLUSTER_MINB;
+}
+
 TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   TcwPlan p;
   p.steps = tcw_steps(w.K);
   p.sched.row_tiles = (w.N + kTcwRows - 1) / kTcwRows;
   p.pairs = tcw_uses_pairs(w);
   const int sms = device_sm_count(), force = g_tcw_force_plan.load(std::memory_order_relaxed);
+  const int part_force = force == 5 ? 1 : force;  // the forced cluster plan: per tile
   auto slots_at = [&](int mn) {
     const int64_t tiles = p.sched.row_tiles * ((M + mn - 1) / mn);
     return tcw_slots(M, w.N, p.steps, tiles, sms, blocks_per_sm(mn, w.bits, p.pairs), mn >= 64 ? kTcwSharedSmMinSteps : 0,
-                     force, tcw_whole_runs(mn, w.bits, p.steps));
+                     part_force, tcw_whole_runs(mn, w.bits, p.steps));
   };
   // The token tile (lib/kbit/tcw_sched.h): M's default, or a smaller one where the cost model puts it
   // well ahead. The forced plans (tests) keep the default tile.
@@ -497,6 +507,7 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   p.sched.splits = sl.part.splits;
   p.partial_bytes = static_cast<size_t>(tcw_partial_bytes(M, w.N, p.mn, tiles, sl.part));
   p.shared_tiles = p.partial_bytes > 0;
+  p.cluster = tcw_cluster_plan(p.sched.splits, p.partial_bytes, force);
   return p;
 }
 
@@ -594,13 +605,12 @@ bool tcw_launch_pdl(bool pdl, int64_t M, const TcwPlan& p) {
          (MN == 32 || (kTcwPdlMain<MN, KB> && (KBIT_TCW_PDL64 == 2 || p.sched.ctas <= device_sm_count())));
 }
 
-// Whether a per-tile grid runs its K slices (grid.z) as clusters (KBIT_TCW_CLUSTER): 2..KBIT_TCW_CLUSTER slices,
-// a GPU with clusters, and room for all `tiles` clusters at once at `bytes` of dynamic shared memory (else
-// some tiles would wait for a second wave). The count of active clusters is cached per kernel and size.
+// Whether the GPU holds all `tiles` clusters of a per-tile grid's K slices (grid.z CTAs each) at once at
+// `bytes` of dynamic shared memory (else some tiles would wait for a second wave). The count of active
+// clusters is cached per kernel and size.
 template <class Kern>
 bool tcw_cluster_fits(Kern kern, dim3 grid, int bytes, int64_t tiles) {
-  if (!KBIT_TCW_CLUSTER || grid.z < 2 || grid.z > static_cast<unsigned>(KBIT_TCW_CLUSTER) || !device_has_clusters())
-    return false;
+  if (grid.z < 2 || grid.z > static_cast<unsigned>(kTcwMaxCluster) || !device_has_clusters()) return false;
   static std::mutex mu;
   static std::map<std::tuple<int, unsigned, int>, int> cache;  // (device, cluster size, bytes) -> clusters
   int dev = 0;
@@ -660,13 +670,22 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
     sk.partials = p.sched.partials;
     const dim3 grid(static_cast<unsigned>(p.sched.row_tiles), static_cast<unsigned>(p.tok_tiles),
                     static_cast<unsigned>(p.sched.splits));
-    // KBIT_TCW_CLUSTER: the slices of each tile as one cluster, summed inside the kernel (no partials).
-    const bool cluster = tcw_cluster_fits(kern, grid, launch_bytes, p.sched.row_tiles * p.tok_tiles);
-    if (cluster) sk.partials = nullptr;
-    if (cudaError_t e = launch_cluster_ex(kern, grid, kTcwThreads, launch_bytes, a.stream,
-                                          dim3(1, 1, cluster ? grid.z : 1), pdl, static_cast<const uint4*>(permuted),
-                                          static_cast<T*>(a.C), static_cast<int>(a.M), a.w, sk);
-        e != cudaSuccess || p.sched.splits == 1 || cluster)
+    // The cluster slices (TcwPlan::cluster): each tile's slices one cluster, summed inside the kernel.
+    if (p.cluster) {
+      auto ckern = tcw_kernel<ACT, KB, MN, PR, true>;
+      if (cudaError_t e = cudaFuncSetAttribute(ckern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               std::max(bytes, tcw_pads<ACT, KB, MN, PR, false>().cap));
+          e != cudaSuccess)
+        return e;
+      if (tcw_cluster_fits(ckern, grid, launch_bytes, p.sched.row_tiles * p.tok_tiles))
+        return launch_cluster_ex(ckern, grid, kTcwThreads, launch_bytes, a.stream, dim3(1, 1, grid.z), pdl,
+                                 static_cast<const uint4*>(permuted), static_cast<T*>(a.C), static_cast<int>(a.M), a.w,
+                                 sk);
+    }
+    if (cudaError_t e = launch_ex(kern, grid, kTcwThreads, launch_bytes, a.stream, 1, pdl,
+                                  static_cast<const uint4*>(permuted), static_cast<T*>(a.C), static_cast<int>(a.M), a.w,
+                                  sk);
+        e != cudaSuccess || p.sched.splits == 1)
       return e;
     const int64_t elems = a.M * a.w.N;
     return launch_ex(tcw_reduce_kernel<ACT>, dim3(static_cast<unsigned>((elems + 255) / 256)), 256, 0, a.stream, 1, pdl,
@@ -755,6 +774,15 @@ TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl) {
     o.resident = o.stream_k ? resident(std::true_type{}, live, o.smem) : resident(std::false_type{}, live, o.smem);
     int plain_bytes = 0;  // what the stream-K kernel holds at its unpadded size
     o.streamk = resident(std::true_type{}, false, plain_bytes);
+    if (p.cluster && !o.stream_k) {  // as launch_t decides
+      const dim3 grid(static_cast<unsigned>(p.sched.row_tiles), static_cast<unsigned>(p.tok_tiles),
+                      static_cast<unsigned>(p.sched.splits));
+      auto ckern = tcw_kernel<Act::f16, KB, MN, PR, true>;
+      o.cluster = cudaFuncSetAttribute(ckern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       std::max(tcw_smem_bytes<MN, PR>(), tcw_pads<Act::f16, KB, MN, PR, false>().cap)) ==
+                      cudaSuccess &&
+                  tcw_cluster_fits(ckern, grid, o.smem, p.sched.row_tiles * p.tok_tiles);
+    }
     return 0;
   });
   return o;

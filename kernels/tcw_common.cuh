@@ -79,16 +79,24 @@ constexpr bool kTcwPdlMain = MN == 32 || (kTcwPdlTile<MN> && ((KBIT_TCW_PDL64_BI
 template <int MN, int KB>
 constexpr bool kTcwEarlyFetch = kTcwPdlMain<MN, KB> && !(MN == 256 && ((KBIT_TCW_LATE_FETCH256 >> KB) & 1) != 0);
 
-// The K slices of a per-tile plan as one thread-block cluster (experiment knob, 0 off): where a plan splits K
-// into 2..KBIT_TCW_CLUSTER slices (at most 8, the portable cluster size) and the GPU holds every tile's
-// cluster at once, tcw_kernel's slices of a tile run as one cluster along grid.z and sum their accumulators
-// through distributed shared memory, in slice order (the sum tcw_reduce_kernel forms, bit for bit), so the
-// fp32 partials and the reduction's launch go. For the small shapes, whose time is the fixed cost of three
-// launches and the partials (bench/results/2026-11-27-h100-smallncu).
+// The K slices of a per-tile plan as one thread-block cluster: where a plan splits K into 2..KBIT_TCW_CLUSTER
+// slices, with at least KBIT_TCW_CLUSTER_MINB bytes of fp32 partials, and the GPU holds every tile's cluster at
+// once, tcw_kernel<..., CL = true> runs the slices of a tile as one cluster along grid.z; they sum their
+// accumulators through distributed shared memory, in slice order (the sum tcw_reduce_kernel forms, bit for
+// bit), so the partials' traffic and the reduction's launch go. H100, tcw_pdl (bench/results/2026-11-27-h100-
+// cluster, -cluster2, main against arms in one call): plans of 2 slices 1.09x geomean (Llama-3-8B q/o_proj
+// M = 512 1.27-1.30x, Qwen3 q_proj M = 256 1.18-1.20x, Llama-3-70B o/q_proj M = 256 1.13-1.16x), but tiny plans
+// of 2 steps per CTA lost (Qwen3 shared_expert.down M = 33..128, 2 MB of partials or less: 0.93-0.99x); with
+// clusters of up to 8 the plans of 8 slices lost 0.84-0.96x (a cluster's launch and barriers against CTAs of 2
+// steps). 0 turns them off.
 #ifndef KBIT_TCW_CLUSTER
-#define KBIT_TCW_CLUSTER 0
+#define KBIT_TCW_CLUSTER 2
 #endif
-static_assert(KBIT_TCW_CLUSTER >= 0 && KBIT_TCW_CLUSTER <= 8, "KBIT_TCW_CLUSTER: 0 or the largest cluster, <= 8");
+#ifndef KBIT_TCW_CLUSTER_MINB
+#define KBIT_TCW_CLUSTER_MINB 4.0e6
+#endif
+constexpr int kTcwMaxCluster = 8;  // the portable cluster size: the CL kernel sums at most this many slices
+static_assert(KBIT_TCW_CLUSTER >= 0 && KBIT_TCW_CLUSTER <= kTcwMaxCluster, "KBIT_TCW_CLUSTER: 0 or 2..8");
 // The row stride, in floats, of the accumulator tile the slices of a cluster exchange: 132 puts the four
 // token rows a warp's fragment store touches (2 q apart) on disjoint banks.
 constexpr int kTcwRedStride = kTcwRows + 4;

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kbit/dtype.h"
@@ -284,6 +285,35 @@ TEST_CASE("gpu: tcw's whole-tile runs on the stream-K kernel equal the CPU refer
   check_dense_exact({{gpu::Kernel::tcw, cublas.h}},
                     {{130, 2080}, {576, 256}, {520, 2048}, {8, 96}, {384, 2048}, {392, 2048}},
                     {1, 33, 64, 65, 257, 600}, 107, "whole-tile runs: ");
+  gpu::detail::tcw_force_plan(0);
+}
+
+TEST_CASE("gpu: tcw's K slices as clusters equal the CPU reference bit for bit") {
+  // The forced plan 5: per tile, every split of 2..8 slices as one cluster summing through distributed shared
+  // memory (tcw_kernel<..., CL = true>; by default only 2 slices of >= 4 MB of partials, KBIT_TCW_CLUSTER):
+  // {130, 2080} splits 8 ways, {256, 1536} 6, {1024, 512} 2 (at M <= 64), with the N, K and M tails; {64, 4096}
+  // splits 16 ways and falls back to tcw_reduce_kernel. The sum is the reduction's, in slice order.
+  if (!gpu::tcw_supported() || !gpu::detail::device_has_clusters()) return;
+  CublasHandle cublas;
+  gpu::detail::tcw_force_plan(5);
+  const bool h100 = gpu::detail::device_sm_count() == 132;  // there the clusters below fit
+  TiledView w;
+  w.half_cb = true;
+  for (int bits : {2, 3, 4, 5}) {
+    w.bits = bits;
+    for (auto [N, K, M, cl] : {std::tuple<int64_t, int64_t, int64_t, bool>{130, 2080, 33, true}, {1024, 512, 64, true},
+                               {256, 1536, 65, true}, {64, 4096, 33, false}}) {
+      w.N = N;
+      w.K = K;
+      CAPTURE(bits);
+      CAPTURE(N);
+      const gpu::detail::TcwOccupancy o = gpu::detail::tcw_occupancy(M, w, false);
+      CHECK_FALSE(o.stream_k);
+      if (h100 || !cl) CHECK(o.cluster == cl);
+    }
+  }
+  check_dense_exact({{gpu::Kernel::tcw, cublas.h}}, {{130, 2080}, {256, 1536}, {1024, 512}, {64, 4096}},
+                    {1, 9, 33, 64, 65, 130, 257}, 109, "cluster slices: ");
   gpu::detail::tcw_force_plan(0);
 }
 
