@@ -472,6 +472,12 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
       if (w.bits <= 4 && M > 320 && w.K >= 8192 && weights >= 8.0e6) return Kernel::tcw;
     }
     if (M > 64 && M <= 128 && weights >= 4.0e6 && (w.K > 512 || !have_cublas)) return Kernel::tcw;
+    // Since tcw's cluster slices (KBIT_TCW_CLUSTER, tcw_common.cuh; 2026-11-27, thirty-fourth session): where
+    // tcw's plan runs them, from 8 M weights at 129..512, tcw launched plainly beat dequant_cublas in the same
+    // call (bench/results/2026-11-27-h100-clland): Llama-3-8B q/o_proj M = 512 33.9-38.9 against 38.6-41.3 us,
+    // Qwen3 q_proj M = 256 15.3-18.2 against 17.9-18.7 (k = 2..5). Their fp32 partials were the loss before.
+    if (have_cublas && M > 128 && M <= 512 && weights >= 8.0e6 && detail::tcw_cluster_slices(M, w, pdl_live))
+      return Kernel::tcw;
     // Since tcw chooses its token tile by its cost model (tcw_choose_tile, 2026-11-27, thirty-first
     // session; bench/results/2026-11-27-h100-tileland), on rows of K >= 5120 it takes 8 M weights at
     // 129..256 (Llama-3-70B k/v_proj, 8.4 M: 1.09-1.14x ahead of dequant_cublas at M = 256) and 10 M at

@@ -752,6 +752,28 @@ bool tcw_available() {
 
 void tcw_force_plan(int mode) { g_tcw_force_plan.store(mode, std::memory_order_relaxed); }
 
+bool tcw_cluster_slices(int64_t M, const TiledView& w, bool pdl) {
+  if (!tcw_available() || M < 1 || M > kTcwMaxM) return false;
+  const TcwPlan p = tcw_plan(M, w);
+  if (!p.cluster || p.sched.splits < 2) return false;
+  return with_variant(p.mn, w.bits, p.pairs, false, [&](auto kb, auto tile, auto pr) {
+    constexpr int KB = decltype(kb)::value, MN = decltype(tile)::value;
+    constexpr bool PR = decltype(pr)::value;
+    int bytes = 0;  // the size launch_t launches the plan's kernel with
+    if (tcw_launch_bytes<Act::f16, KB, MN, PR, false>(tcw_launch_pdl<MN, KB>(pdl, M, p), p.ctas_per_sm, bytes) !=
+        cudaSuccess)
+      return false;
+    auto ckern = tcw_kernel<Act::f16, KB, MN, PR, true>;
+    if (cudaFuncSetAttribute(ckern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             std::max(tcw_smem_bytes<MN, PR>(), tcw_pads<Act::f16, KB, MN, PR, false>().cap)) !=
+        cudaSuccess)
+      return false;
+    const dim3 grid(static_cast<unsigned>(p.sched.row_tiles), static_cast<unsigned>(p.tok_tiles),
+                    static_cast<unsigned>(p.sched.splits));
+    return tcw_cluster_fits(ckern, grid, bytes, p.sched.row_tiles * p.tok_tiles);
+  });
+}
+
 TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl) {
   const TcwPlan p = tcw_plan(M, w);
   TcwOccupancy o;

@@ -918,8 +918,13 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..448 from dequant_cublas but on short
       CAPTURE(c.K);
       CAPTURE(c.M);
       const bool above64 = gpu::detail::tcw_pdl_above64(bits);  // false only in builds with other knobs
-      CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, true) == (above64 && !(bits == 5 && c.k5_dq) ? c.pdl : dq));
-      if (c.pdl == tcw) CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, false) == dq);
+      // (the cluster slices' rule, the test below, comes first where tcw's plan runs them)
+      const bool cl = c.M > 128 && c.M <= 512 && c.N * c.K >= 8e6;
+      const bool cl_pdl = cl && gpu::detail::tcw_cluster_slices(c.M, w, true);
+      const bool cl_plain = cl && gpu::detail::tcw_cluster_slices(c.M, w, false);
+      const bool pdl_rule = above64 && !(bits == 5 && c.k5_dq) && c.pdl == tcw;
+      CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, true) == (pdl_rule || cl_pdl ? tcw : dq));
+      if (c.pdl == tcw) CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, false) == (cl_plain ? tcw : dq));
     }
 }
 
@@ -1005,8 +1010,11 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
         // short narrow rows: tcw under live PDL (to M = 64 at k <= 4), dequant_cublas launched plainly
         const bool live = pdl && gpu::detail::device_has_pdl();
         const bool short_narrow = c.K <= 512 && c.N < 8192 && c.M <= 64;
+        // where tcw's plan runs cluster slices from 8 M weights at 129..512 (the test below): tcw
+        const bool cl = c.M > 128 && c.M <= 512 && c.N * c.K >= 8e6 && gpu::detail::tcw_cluster_slices(c.M, w, live);
         const gpu::Kernel want = short_narrow ? (live && (c.M <= 32 || bits <= 4) ? tcw : dq)
                                  : live && c.pdl_tcw && gpu::detail::tcw_pdl_above64(bits) ? tcw
+                                 : cl ? tcw
                                  : bits == 5 && c.k5_dq ? dq : c.with_cublas;
         CHECK_MESSAGE(gpu::choose_kernel(c.M, w, Act::f16, true, pdl) == want, "N=", c.N, " K=", c.K, " M=", c.M,
                       " k=", bits, " pdl=", pdl);
@@ -1015,6 +1023,38 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
       }
     }
   }
+}
+
+TEST_CASE("gpu: automatic takes tcw where its plan runs cluster slices from 8 M weights at M = 129..512") {
+  // choose_kernel and tcw_cluster_slices read only the shape and the GPU (no memory allocated). On the H100
+  // tcw's plan gives Qwen3 q_proj (4096 x 2048) at M = 256 and Llama-3-8B q/o_proj (4096 x 4096) at M = 512
+  // two slices of >= 4 MB of partials, run as clusters (KBIT_TCW_CLUSTER); there tcw beat dequant_cublas
+  // (bench/results/2026-11-27-h100-clland). Qwen3 o_proj (2048 x 4096) at M = 256 splits 4 ways: no
+  // clusters, dequant_cublas without PDL. Below 8 M weights, and at M <= 128, the rule does not apply.
+  if (!gpu::tcw_supported() || !gpu::detail::device_has_clusters()) return;
+  const bool h100 = gpu::detail::device_sm_count() == 132;
+  TiledView w;
+  for (int bits : {2, 3, 4, 5})
+    for (bool pdl : {false, true}) {
+      w.bits = bits;
+      w.half_cb = bits == 4;
+      CAPTURE(bits);
+      CAPTURE(pdl);
+      for (auto [N, K, M] : {std::tuple<int64_t, int64_t, int64_t>{4096, 2048, 256}, {4096, 4096, 512}}) {
+        w.N = N;
+        w.K = K;
+        const bool cl = gpu::detail::tcw_cluster_slices(M, w, pdl);
+        if (h100) CHECK(cl);
+        if (cl) CHECK(gpu::choose_kernel(M, w, Act::f16, true, pdl) == gpu::Kernel::tcw);
+      }
+      w.N = 2048;
+      w.K = 4096;
+      CHECK_FALSE(gpu::detail::tcw_cluster_slices(256, w, pdl));
+      if (!pdl) CHECK(gpu::choose_kernel(256, w, Act::f16, true, false) == gpu::Kernel::dequant_cublas);
+      w.N = 2048;  // Qwen3 shared_expert.down at M = 256: 2 slices of 4.2 MB, but 1 M weights
+      w.K = 512;
+      CHECK(gpu::choose_kernel(256, w, Act::f16, true, pdl) == gpu::Kernel::dequant_cublas);
+    }
 }
 
 TEST_CASE("gpu: dequantize refuses K beyond its grid and dispatch never picks it there") {
