@@ -473,11 +473,15 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     }
     if (M > 64 && M <= 128 && weights >= 4.0e6 && (w.K > 512 || !have_cublas)) return Kernel::tcw;
     // Since tcw's cluster slices (KBIT_TCW_CLUSTER, tcw_common.cuh; 2026-11-27, thirty-fourth session): where
-    // tcw's plan runs them, from 8 M weights at 129..512, tcw launched plainly beat dequant_cublas in the same
-    // call (bench/results/2026-11-27-h100-clland): Llama-3-8B q/o_proj M = 512 33.9-38.9 against 38.6-41.3 us,
-    // Qwen3 q_proj M = 256 15.3-18.2 against 17.9-18.7 (k = 2..5). Their fp32 partials were the loss before.
-    if (have_cublas && M > 128 && M <= 512 && weights >= 8.0e6 && detail::tcw_cluster_slices(M, w, pdl_live))
-      return Kernel::tcw;
+    // tcw's plan runs them, tcw launched plainly beat dequant_cublas in the same call (bench/results/2026-11-27-
+    // h100-clland): Llama-3-8B q/o_proj M = 512 33.9-38.9 against 38.6-41.3 us, Qwen3 q_proj M = 256 15.3-18.2
+    // against 17.9-18.7 (k = 2..5); their fp32 partials were the loss before. Then automatic and automatic_pdl
+    // old / new at M = 160..512 (-cldisp): from 8 M weights at 129..256 (Qwen3 q_proj M = 224, 256 0.99-1.21x),
+    // from 16 M at 257..512 (Llama-3-8B q/o_proj 1.02-1.32x at k <= 4), but Qwen3 q_proj (8.4 M) at M = 288, 352
+    // lost 0.81-0.98x at k = 4, 5 and Llama-3-8B at M = 288, k = 5, 0.92-0.96x, so k = 5 only above M = 320.
+    const bool cluster_bounds = M > 128 && M <= 512 && weights >= (M <= 256 ? 8.0e6 : 16.0e6) &&
+                                (M <= 256 || M > 320 || w.bits <= 4);
+    if (have_cublas && cluster_bounds && detail::tcw_cluster_slices(M, w, pdl_live)) return Kernel::tcw;
     // Since tcw chooses its token tile by its cost model (tcw_choose_tile, 2026-11-27, thirty-first
     // session; bench/results/2026-11-27-h100-tileland), on rows of K >= 5120 it takes 8 M weights at
     // 129..256 (Llama-3-70B k/v_proj, 8.4 M: 1.09-1.14x ahead of dequant_cublas at M = 256) and 10 M at

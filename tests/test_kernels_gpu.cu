@@ -919,7 +919,8 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..448 from dequant_cublas but on short
       CAPTURE(c.M);
       const bool above64 = gpu::detail::tcw_pdl_above64(bits);  // false only in builds with other knobs
       // (the cluster slices' rule, the test below, comes first where tcw's plan runs them)
-      const bool cl = c.M > 128 && c.M <= 512 && c.N * c.K >= 8e6;
+      const bool cl = c.M > 128 && c.M <= 512 && c.N * c.K >= (c.M <= 256 ? 8e6 : 16e6) &&
+                      (bits <= 4 || c.M > 320 || c.M <= 256);
       const bool cl_pdl = cl && gpu::detail::tcw_cluster_slices(c.M, w, true);
       const bool cl_plain = cl && gpu::detail::tcw_cluster_slices(c.M, w, false);
       const bool pdl_rule = above64 && !(bits == 5 && c.k5_dq) && c.pdl == tcw;
@@ -1011,7 +1012,8 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
         const bool live = pdl && gpu::detail::device_has_pdl();
         const bool short_narrow = c.K <= 512 && c.N < 8192 && c.M <= 64;
         // where tcw's plan runs cluster slices from 8 M weights at 129..512 (the test below): tcw
-        const bool cl = c.M > 128 && c.M <= 512 && c.N * c.K >= 8e6 && gpu::detail::tcw_cluster_slices(c.M, w, live);
+        const bool cl = c.M > 128 && c.M <= 512 && c.N * c.K >= (c.M <= 256 ? 8e6 : 16e6) &&
+                        (bits <= 4 || c.M > 320 || c.M <= 256) && gpu::detail::tcw_cluster_slices(c.M, w, live);
         const gpu::Kernel want = short_narrow ? (live && (c.M <= 32 || bits <= 4) ? tcw : dq)
                                  : live && c.pdl_tcw && gpu::detail::tcw_pdl_above64(bits) ? tcw
                                  : cl ? tcw
@@ -1025,12 +1027,13 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
   }
 }
 
-TEST_CASE("gpu: automatic takes tcw where its plan runs cluster slices from 8 M weights at M = 129..512") {
+TEST_CASE("gpu: automatic takes tcw where its plan runs cluster slices, at M = 129..512 by weights") {
   // choose_kernel and tcw_cluster_slices read only the shape and the GPU (no memory allocated). On the H100
   // tcw's plan gives Qwen3 q_proj (4096 x 2048) at M = 256 and Llama-3-8B q/o_proj (4096 x 4096) at M = 512
   // two slices of >= 4 MB of partials, run as clusters (KBIT_TCW_CLUSTER); there tcw beat dequant_cublas
-  // (bench/results/2026-11-27-h100-clland). Qwen3 o_proj (2048 x 4096) at M = 256 splits 4 ways: no
-  // clusters, dequant_cublas without PDL. Below 8 M weights, and at M <= 128, the rule does not apply.
+  // (bench/results/2026-11-27-h100-clland, -cldisp). The rule: from 8 M weights at 129..256, from 16 M at
+  // 257..512, at k = 5 there only above M = 320; Qwen3 q_proj at M = 288 (8.4 M) stays on dequant_cublas.
+  // Qwen3 o_proj (2048 x 4096) at M = 256 splits 4 ways: no clusters, dequant_cublas without PDL.
   if (!gpu::tcw_supported() || !gpu::detail::device_has_clusters()) return;
   const bool h100 = gpu::detail::device_sm_count() == 132;
   TiledView w;
@@ -1047,6 +1050,9 @@ TEST_CASE("gpu: automatic takes tcw where its plan runs cluster slices from 8 M 
         if (h100) CHECK(cl);
         if (cl) CHECK(gpu::choose_kernel(M, w, Act::f16, true, pdl) == gpu::Kernel::tcw);
       }
+      w.N = 4096;  // Qwen3 q_proj at M = 288: 8.4 M weights
+      w.K = 2048;
+      CHECK(gpu::choose_kernel(288, w, Act::f16, true, pdl) == gpu::Kernel::dequant_cublas);
       w.N = 2048;
       w.K = 4096;
       CHECK_FALSE(gpu::detail::tcw_cluster_slices(256, w, pdl));
