@@ -885,7 +885,8 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..448 from dequant_cublas but on short
   // K > 512, at 193..256 on rows of K >= 4096; at k <= 4 at 257..384 on rows of N >= 8192 of 16-24 M weights
   // (to 320 from 24 M) and at 321..448 on rows of K >= 8192 from 8 M weights (-late3san/pdl, -pdl448). Without
   // PDL, and elsewhere above M = 256, these shapes stay on dequant_cublas, but where tcw's plan runs cluster
-  // slices (the cluster test below: Llama-3-8B q_proj at M = 320, Qwen3 q_proj at 192, 256 on the H100).
+  // slices (the cluster test below; on the H100 Llama-3-8B q_proj at M = 320, Qwen3 q_proj at 256, and at 192
+  // for k = 2, 3).
   if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported()) return;
   TiledView w;
   w.half_cb = true;
