@@ -611,11 +611,13 @@ bool tcw_launch_pdl(bool pdl, int64_t M, const TcwPlan& p) {
 template <class Kern>
 bool tcw_cluster_fits(Kern kern, dim3 grid, int bytes, int64_t tiles) {
   if (grid.z < 2 || grid.z > static_cast<unsigned>(kTcwMaxCluster) || !device_has_clusters()) return false;
+  // Kern is the same function-pointer type for every tcw_kernel of one activation type: the kernel itself
+  // is part of the key (their registers, and so their resident clusters, differ).
   static std::mutex mu;
-  static std::map<std::tuple<int, unsigned, int>, int> cache;  // (device, cluster size, bytes) -> clusters
+  static std::map<std::tuple<const void*, int, unsigned, int>, int> cache;  // (kernel, device, size, bytes) -> clusters
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess) return false;
-  const auto key = std::make_tuple(dev, grid.z, bytes);
+  const auto key = std::make_tuple(reinterpret_cast<const void*>(kern), dev, grid.z, bytes);
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it == cache.end()) {
