@@ -481,7 +481,7 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     // lost 0.81-0.98x at k = 4, 5 and Llama-3-8B at M = 288, k = 5, 0.92-0.96x, so k = 5 only above M = 320.
     const bool cluster_bounds = M > 128 && M <= 512 && weights >= (M <= 256 ? 8.0e6 : 16.0e6) &&
                                 (M <= 256 || M > 320 || w.bits <= 4);
-    if (have_cublas && cluster_bounds && detail::tcw_cluster_slices(M, w, pdl_live)) return Kernel::tcw;
+    if (have_cublas && cluster_bounds && detail::tcw_cluster_slices(M, w, act, pdl_live)) return Kernel::tcw;
     // Since tcw chooses its token tile by its cost model (tcw_choose_tile, 2026-11-27, thirty-first
     // session; bench/results/2026-11-27-h100-tileland), on rows of K >= 5120 it takes 8 M weights at
     // 129..256 (Llama-3-70B k/v_proj, 8.4 M: 1.09-1.14x ahead of dequant_cublas at M = 256) and 10 M at

@@ -102,10 +102,11 @@ size_t tcw_workspace_bytes(int64_t M, const TiledView& w);
 // Whether tcw decodes w by the k = 4 pair table: k = 4 and a codebook of fp16-normal values
 // (TiledView::half_cb), any size; weight_roundings reports it as two roundings.
 bool tcw_uses_pairs(const TiledView& w);
-// Whether tcw at M on w runs its plan's K slices as clusters (KBIT_TCW_CLUSTER in tcw_common.cuh: a per-tile plan
-// of 2 slices with >= 4 MB of fp32 partials, every tile's cluster resident at once), launched with or without
-// LinearArgs::pdl as `pdl` says; false where tcw cannot run. choose_kernel reads it.
-bool tcw_cluster_slices(int64_t M, const TiledView& w, bool pdl);
+// Whether tcw at M on w with activations `act` runs its plan's K slices as clusters (KBIT_TCW_CLUSTER in
+// tcw_common.cuh: a per-tile plan of 2 slices with >= 4 MB of fp32 partials, every tile's cluster resident at
+// once), launched with or without LinearArgs::pdl as `pdl` says; false where tcw cannot run. The launch decides
+// the same way; choose_kernel reads it.
+bool tcw_cluster_slices(int64_t M, const TiledView& w, Act act, bool pdl);
 // Whether tcw launches k-bit weights under LinearArgs::pdl at M = 65..512 whatever its plan: every token
 // tile's main kernels carry the PDL instructions (KBIT_TCW_PDL_MAXM, KBIT_TCW_PDL_BIG, KBIT_TCW_PDL64 and
 // its bits in tcw_common.cuh, at their defaults); choose_kernel's PDL rules for M = 65..448 were measured so.

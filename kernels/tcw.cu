@@ -584,16 +584,20 @@ const TcwPads& tcw_pads() {
   });
   return pads[dev];
 }
-// The launch size of the plan's main kernel (padded under PDL where the plan counts fewer CTAs per
-// SM than it holds), and its cap set.
+// The launch size of the plan's main kernel: padded under PDL where the plan counts fewer CTAs per SM than
+// it holds.
 template <Act ACT, int KB, int MN, bool PR, bool SK>
-cudaError_t tcw_launch_bytes(bool pdl, int ctas_per_sm, int& launch_bytes) {
-  constexpr int bytes = tcw_smem_bytes<MN, PR>();
+int tcw_launch_size(bool pdl, int ctas_per_sm) {
   const TcwPads& pads = tcw_pads<ACT, KB, MN, PR, SK>();
   const int pad = pdl && ctas_per_sm >= 1 && ctas_per_sm <= kTcwMaxPadCtas ? pads.pad[ctas_per_sm] : 0;
-  launch_bytes = pad > 0 ? pad : bytes;
+  return pad > 0 ? pad : tcw_smem_bytes<MN, PR>();
+}
+// tcw_launch_size, and the main kernel's cap set.
+template <Act ACT, int KB, int MN, bool PR, bool SK>
+cudaError_t tcw_launch_bytes(bool pdl, int ctas_per_sm, int& launch_bytes) {
+  launch_bytes = tcw_launch_size<ACT, KB, MN, PR, SK>(pdl, ctas_per_sm);
   return cudaFuncSetAttribute(tcw_main_kernel<ACT, KB, MN, PR, SK>(), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              std::max(bytes, pads.cap));
+                              std::max(tcw_smem_bytes<MN, PR>(), tcw_pads<ACT, KB, MN, PR, SK>().cap));
 }
 
 // Whether launch_t launches a plan's kernels with LinearArgs::pdl (comment there): at every M where the
@@ -605,41 +609,49 @@ bool tcw_launch_pdl(bool pdl, int64_t M, const TcwPlan& p) {
          (MN == 32 || (kTcwPdlMain<MN, KB> && (KBIT_TCW_PDL64 == 2 || p.sched.ctas <= device_sm_count())));
 }
 
-// Whether the GPU holds all `tiles` clusters of a per-tile grid's K slices (grid.z CTAs each) at once at
-// `bytes` of dynamic shared memory (else some tiles would wait for a second wave). The count of active
-// clusters is cached per kernel and size.
-template <class Kern>
-bool tcw_cluster_fits(Kern kern, dim3 grid, int bytes, int64_t tiles) {
-  if (grid.z < 2 || grid.z > static_cast<unsigned>(kTcwMaxCluster) || !device_has_clusters()) return false;
-  // Kern is the same function-pointer type for every tcw_kernel of one activation type: the kernel itself
-  // is part of the key (their registers, and so their resident clusters, differ).
+// Whether the per-tile plan p runs its K slices as clusters of tcw_kernel<ACT, KB, MN, PR, true> launched at
+// `bytes` of dynamic shared memory: the plan asks for them (TcwPlan::cluster) and the GPU holds every tile's
+// cluster at once (else some tiles would wait for a second wave). launch_t, tcw_occupancy and
+// tcw_cluster_slices all decide here. The first ask per device and size sets the kernel's shared-memory cap
+// and counts its resident clusters (cudaOccupancyMaxActiveClusters); later asks read the count.
+template <Act ACT, int KB, int MN, bool PR>
+bool tcw_cluster_runs(const TcwPlan& p, int bytes) {
+  if (!p.cluster || p.sched.splits < 2 || p.sched.splits > kTcwMaxCluster || !device_has_clusters()) return false;
   static std::mutex mu;
-  static std::map<std::tuple<const void*, int, unsigned, int>, int> cache;  // (kernel, device, size, bytes) -> clusters
+  static std::map<std::tuple<int, int64_t, int>, int> cache;  // (device, cluster size, bytes) -> clusters
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess) return false;
-  const auto key = std::make_tuple(reinterpret_cast<const void*>(kern), dev, grid.z, bytes);
+  const auto key = std::make_tuple(dev, p.sched.splits, bytes);
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it == cache.end()) {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = dim3(kTcwThreads);
-    cfg.dynamicSmemBytes = bytes;
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = 1;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = grid.z;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    auto kern = tcw_kernel<ACT, KB, MN, PR, true>;
     int n = 0;
-    if (cudaOccupancyMaxActiveClusters(&n, kern, &cfg) != cudaSuccess) {
-      cudaGetLastError();  // a failed query leaves no error behind; the grid runs without clusters
+    bool ok = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   std::max(tcw_smem_bytes<MN, PR>(), tcw_pads<ACT, KB, MN, PR, false>().cap)) ==
+              cudaSuccess;
+    if (ok) {
+      cudaLaunchConfig_t cfg = {};
+      cfg.gridDim = dim3(static_cast<unsigned>(p.sched.row_tiles), static_cast<unsigned>(p.tok_tiles),
+                         static_cast<unsigned>(p.sched.splits));
+      cfg.blockDim = dim3(kTcwThreads);
+      cfg.dynamicSmemBytes = bytes;
+      cudaLaunchAttribute attr;
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim.x = 1;
+      attr.val.clusterDim.y = 1;
+      attr.val.clusterDim.z = static_cast<unsigned>(p.sched.splits);
+      cfg.attrs = &attr;
+      cfg.numAttrs = 1;
+      ok = cudaOccupancyMaxActiveClusters(&n, kern, &cfg) == cudaSuccess;
+    }
+    if (!ok) {
+      cudaGetLastError();  // a failed set or query leaves no error behind; the grid runs without clusters
       n = 0;
     }
     it = cache.emplace(key, n).first;
   }
-  return tiles <= it->second;
+  return p.sched.row_tiles * p.tok_tiles <= it->second;
 }
 
 template <Act ACT, int KB, int MN, bool PR>
@@ -673,17 +685,10 @@ cudaError_t launch_t(const LinearArgs& a, const TcwPlan& p, uint4* permuted) {
     const dim3 grid(static_cast<unsigned>(p.sched.row_tiles), static_cast<unsigned>(p.tok_tiles),
                     static_cast<unsigned>(p.sched.splits));
     // The cluster slices (TcwPlan::cluster): each tile's slices one cluster, summed inside the kernel.
-    if (p.cluster) {
-      auto ckern = tcw_kernel<ACT, KB, MN, PR, true>;
-      if (cudaError_t e = cudaFuncSetAttribute(ckern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               std::max(bytes, tcw_pads<ACT, KB, MN, PR, false>().cap));
-          e != cudaSuccess)
-        return e;
-      if (tcw_cluster_fits(ckern, grid, launch_bytes, p.sched.row_tiles * p.tok_tiles))
-        return launch_cluster_ex(ckern, grid, kTcwThreads, launch_bytes, a.stream, dim3(1, 1, grid.z), pdl,
-                                 static_cast<const uint4*>(permuted), static_cast<T*>(a.C), static_cast<int>(a.M), a.w,
-                                 sk);
-    }
+    if (tcw_cluster_runs<ACT, KB, MN, PR>(p, launch_bytes))
+      return launch_cluster_ex(tcw_kernel<ACT, KB, MN, PR, true>, grid, kTcwThreads, launch_bytes, a.stream,
+                               dim3(1, 1, grid.z), pdl, static_cast<const uint4*>(permuted), static_cast<T*>(a.C),
+                               static_cast<int>(a.M), a.w, sk);
     if (cudaError_t e = launch_ex(kern, grid, kTcwThreads, launch_bytes, a.stream, 1, pdl,
                                   static_cast<const uint4*>(permuted), static_cast<T*>(a.C), static_cast<int>(a.M), a.w,
                                   sk);
@@ -754,25 +759,20 @@ bool tcw_available() {
 
 void tcw_force_plan(int mode) { g_tcw_force_plan.store(mode, std::memory_order_relaxed); }
 
-bool tcw_cluster_slices(int64_t M, const TiledView& w, bool pdl) {
+bool tcw_cluster_slices(int64_t M, const TiledView& w, Act act, bool pdl) {
   if (!tcw_available() || M < 1 || M > kTcwMaxM) return false;
   const TcwPlan p = tcw_plan(M, w);
-  if (!p.cluster || p.sched.splits < 2) return false;
+  if (!p.cluster) return false;
   return with_variant(p.mn, w.bits, p.pairs, false, [&](auto kb, auto tile, auto pr) {
     constexpr int KB = decltype(kb)::value, MN = decltype(tile)::value;
     constexpr bool PR = decltype(pr)::value;
-    int bytes = 0;  // the size launch_t launches the plan's kernel with
-    if (tcw_launch_bytes<Act::f16, KB, MN, PR, false>(tcw_launch_pdl<MN, KB>(pdl, M, p), p.ctas_per_sm, bytes) !=
-        cudaSuccess)
-      return false;
-    auto ckern = tcw_kernel<Act::f16, KB, MN, PR, true>;
-    if (cudaFuncSetAttribute(ckern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             std::max(tcw_smem_bytes<MN, PR>(), tcw_pads<Act::f16, KB, MN, PR, false>().cap)) !=
-        cudaSuccess)
-      return false;
-    const dim3 grid(static_cast<unsigned>(p.sched.row_tiles), static_cast<unsigned>(p.tok_tiles),
-                    static_cast<unsigned>(p.sched.splits));
-    return tcw_cluster_fits(ckern, grid, bytes, p.sched.row_tiles * p.tok_tiles);
+    auto runs = [&](auto a) {  // at the size launch_t launches the plan's kernel with
+      constexpr Act A = decltype(a)::value;
+      return tcw_cluster_runs<A, KB, MN, PR>(
+          p, tcw_launch_size<A, KB, MN, PR, false>(tcw_launch_pdl<MN, KB>(pdl, M, p), p.ctas_per_sm));
+    };
+    return act == Act::bf16 ? runs(std::integral_constant<Act, Act::bf16>{})
+                            : runs(std::integral_constant<Act, Act::f16>{});
   });
 }
 
@@ -798,15 +798,7 @@ TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl) {
     o.resident = o.stream_k ? resident(std::true_type{}, live, o.smem) : resident(std::false_type{}, live, o.smem);
     int plain_bytes = 0;  // what the stream-K kernel holds at its unpadded size
     o.streamk = resident(std::true_type{}, false, plain_bytes);
-    if (p.cluster && !o.stream_k) {  // as launch_t decides
-      const dim3 grid(static_cast<unsigned>(p.sched.row_tiles), static_cast<unsigned>(p.tok_tiles),
-                      static_cast<unsigned>(p.sched.splits));
-      auto ckern = tcw_kernel<Act::f16, KB, MN, PR, true>;
-      o.cluster = cudaFuncSetAttribute(ckern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       std::max(tcw_smem_bytes<MN, PR>(), tcw_pads<Act::f16, KB, MN, PR, false>().cap)) ==
-                      cudaSuccess &&
-                  tcw_cluster_fits(ckern, grid, o.smem, p.sched.row_tiles * p.tok_tiles);
-    }
+    o.cluster = !o.stream_k && tcw_cluster_runs<Act::f16, KB, MN, PR>(p, o.smem);  // as launch_t decides
     return 0;
   });
   return o;

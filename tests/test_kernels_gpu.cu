@@ -923,8 +923,8 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..448 from dequant_cublas but on short
       // (the cluster slices' rule, the test below, comes first where tcw's plan runs them)
       const bool cl = c.M > 128 && c.M <= 512 && c.N * c.K >= (c.M <= 256 ? 8e6 : 16e6) &&
                       (bits <= 4 || c.M > 320 || c.M <= 256);
-      const bool cl_pdl = cl && gpu::detail::tcw_cluster_slices(c.M, w, true);
-      const bool cl_plain = cl && gpu::detail::tcw_cluster_slices(c.M, w, false);
+      const bool cl_pdl = cl && gpu::detail::tcw_cluster_slices(c.M, w, Act::f16, true);
+      const bool cl_plain = cl && gpu::detail::tcw_cluster_slices(c.M, w, Act::f16, false);
       const bool pdl_rule = above64 && !(bits == 5 && c.k5_dq) && c.pdl == tcw;
       CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, true) == (pdl_rule || cl_pdl ? tcw : dq));
       if (c.pdl == tcw) CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, false) == (cl_plain ? tcw : dq));
@@ -1015,7 +1015,7 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
         const bool short_narrow = c.K <= 512 && c.N < 8192 && c.M <= 64;
         // where tcw's plan runs cluster slices from 8 M weights at 129..512 (the test below): tcw
         const bool cl = c.M > 128 && c.M <= 512 && c.N * c.K >= (c.M <= 256 ? 8e6 : 16e6) &&
-                        (bits <= 4 || c.M > 320 || c.M <= 256) && gpu::detail::tcw_cluster_slices(c.M, w, live);
+                        (bits <= 4 || c.M > 320 || c.M <= 256) && gpu::detail::tcw_cluster_slices(c.M, w, Act::f16, live);
         const gpu::Kernel want = short_narrow ? (live && (c.M <= 32 || bits <= 4) ? tcw : dq)
                                  : live && c.pdl_tcw && gpu::detail::tcw_pdl_above64(bits) ? tcw
                                  : cl ? tcw
@@ -1048,7 +1048,7 @@ TEST_CASE("gpu: automatic takes tcw where its plan runs cluster slices, at M = 1
       for (auto [N, K, M] : {std::tuple<int64_t, int64_t, int64_t>{4096, 2048, 256}, {4096, 4096, 512}}) {
         w.N = N;
         w.K = K;
-        const bool cl = gpu::detail::tcw_cluster_slices(M, w, pdl);
+        const bool cl = gpu::detail::tcw_cluster_slices(M, w, Act::f16, pdl);
         if (h100) CHECK(cl);
         if (cl) CHECK(gpu::choose_kernel(M, w, Act::f16, true, pdl) == gpu::Kernel::tcw);
       }
@@ -1057,7 +1057,7 @@ TEST_CASE("gpu: automatic takes tcw where its plan runs cluster slices, at M = 1
       CHECK(gpu::choose_kernel(288, w, Act::f16, true, pdl) == gpu::Kernel::dequant_cublas);
       w.N = 2048;
       w.K = 4096;
-      CHECK_FALSE(gpu::detail::tcw_cluster_slices(256, w, pdl));
+      CHECK_FALSE(gpu::detail::tcw_cluster_slices(256, w, Act::f16, pdl));
       if (!pdl) CHECK(gpu::choose_kernel(256, w, Act::f16, true, false) == gpu::Kernel::dequant_cublas);
       w.N = 2048;  // Qwen3 shared_expert.down at M = 256: 2 slices of 4.2 MB, but 1 M weights
       w.K = 512;
