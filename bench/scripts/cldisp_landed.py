@@ -7,7 +7,7 @@ rows. Usage: cldisp_landed.py DIR"""
 import collections, math, os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pdl_compare import reports  # noqa: E402
+from pdl_compare import kbit_times  # noqa: E402
 
 SHAPES = {('qwen3-coder-next', 'attn.q_proj'): (4096, 2048), ('qwen3-coder-next', 'attn.o_proj'): (2048, 4096),
           ('llama-3-8b', 'attn.q_proj'): (4096, 4096), ('llama-3-8b', 'attn.o_proj'): (4096, 4096)}
@@ -19,17 +19,7 @@ def landed_bounds(N, K, M, bits):
 
 
 def main():
-    d = sys.argv[1]
-    t, disp = collections.defaultdict(list), {}
-    for arm, rep in reports(d):
-        for r in rep['rows']:
-            if r['moe'] or 'median' not in r.get('us', {}) or r['kind'] == 'baseline':
-                continue
-            assert r['verify'] == 'PASS'
-            k = (arm, r['kernel'], r['model'], r['shape'], r['M'], r['bits'])
-            t[k].append(r['us']['median'])
-            if r.get('dispatch'):
-                disp[k] = r['dispatch']
+    t, disp = kbit_times(sys.argv[1])
     gm = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
     for kern in ('automatic', 'automatic_pdl'):
         keys = sorted({k[2:] for k in t if k[1] == kern})

@@ -18,6 +18,22 @@ def reports(d):
         yield os.path.basename(p).split('.')[0].split('-', 2)[2], load(p)
 
 
+def kbit_times(d):
+    """The dense kbit rows of DIR's runs (every one PASS, else AssertionError): {(arm, kernel, model, shape, M,
+    bits): [median us per run]} and {same key: the kernel an automatic row ran}."""
+    t, disp = collections.defaultdict(list), {}
+    for arm, rep in reports(d):
+        for r in rep['rows']:
+            if r['moe'] or 'median' not in r.get('us', {}) or r['kind'] == 'baseline':
+                continue
+            key = (arm, r['kernel'], r['model'], r['shape'], r['M'], r['bits'])
+            assert r['verify'] == 'PASS', key
+            t[key].append(r['us']['median'])
+            if r.get('dispatch'):
+                disp[key] = r['dispatch']
+    return t, disp
+
+
 def main():
     d, ref, cols = sys.argv[1], tuple(sys.argv[2].split(':')), [tuple(c.split(':')) for c in sys.argv[3:]]
     t = collections.defaultdict(lambda: collections.defaultdict(list))
