@@ -878,6 +878,18 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
   }
 }
 
+namespace {
+
+// choose_kernel's cluster rule (kernels/api.cu) at M on w, f16: within its bounds (8 M weights at M = 129..256,
+// 16 M at 257..512, k = 5 there only above M = 320) where tcw's plan runs cluster slices on this GPU.
+bool cluster_rule_takes_tcw(const TiledView& w, int64_t M, bool pdl) {
+  const bool bounds = M > 128 && M <= 512 && double(w.N) * double(w.K) >= (M <= 256 ? 8e6 : 16e6) &&
+                      (M <= 256 || M > 320 || w.bits <= 4);
+  return bounds && gpu::detail::tcw_cluster_slices(M, w, Act::f16, pdl);
+}
+
+}  // namespace
+
 TEST_CASE("gpu: with PDL, tcw takes M = 65..448 from dequant_cublas but on short narrow rows") {
   // choose_kernel reads only the shape (no memory allocated). Under live PDL tcw launches above M = 64
   // (tcw_pdl_above64) and beat dequant_cublas (bench/results/2026-11-27-h100-pdlbig, -pdlland): at
@@ -921,10 +933,8 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..448 from dequant_cublas but on short
       CAPTURE(c.M);
       const bool above64 = gpu::detail::tcw_pdl_above64(bits);  // false only in builds with other knobs
       // (the cluster slices' rule, the test below, comes first where tcw's plan runs them)
-      const bool cl = c.M > 128 && c.M <= 512 && c.N * c.K >= (c.M <= 256 ? 8e6 : 16e6) &&
-                      (bits <= 4 || c.M > 320 || c.M <= 256);
-      const bool cl_pdl = cl && gpu::detail::tcw_cluster_slices(c.M, w, Act::f16, true);
-      const bool cl_plain = cl && gpu::detail::tcw_cluster_slices(c.M, w, Act::f16, false);
+      const bool cl_pdl = cluster_rule_takes_tcw(w, c.M, true);
+      const bool cl_plain = cluster_rule_takes_tcw(w, c.M, false);
       const bool pdl_rule = above64 && !(bits == 5 && c.k5_dq) && c.pdl == tcw;
       CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, true) == (pdl_rule || cl_pdl ? tcw : dq));
       if (c.pdl == tcw) CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, false) == (cl_plain ? tcw : dq));
@@ -1013,9 +1023,8 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
         // short narrow rows: tcw under live PDL (to M = 64 at k <= 4), dequant_cublas launched plainly
         const bool live = pdl && gpu::detail::device_has_pdl();
         const bool short_narrow = c.K <= 512 && c.N < 8192 && c.M <= 64;
-        // where tcw's plan runs cluster slices from 8 M weights at 129..512 (the test below): tcw
-        const bool cl = c.M > 128 && c.M <= 512 && c.N * c.K >= (c.M <= 256 ? 8e6 : 16e6) &&
-                        (bits <= 4 || c.M > 320 || c.M <= 256) && gpu::detail::tcw_cluster_slices(c.M, w, Act::f16, live);
+        // where tcw's plan runs cluster slices, within the rule's bounds (the test below): tcw
+        const bool cl = cluster_rule_takes_tcw(w, c.M, live);
         const gpu::Kernel want = short_narrow ? (live && (c.M <= 32 || bits <= 4) ? tcw : dq)
                                  : live && c.pdl_tcw && gpu::detail::tcw_pdl_above64(bits) ? tcw
                                  : cl ? tcw
