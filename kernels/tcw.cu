@@ -496,7 +496,8 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   };
   // The token tile (lib/kbit/tcw_sched.h): M's default, or a smaller one where the cost model puts it
   // well ahead. The forced plans (tests) keep the default tile.
-  p.mn = force != 0 ? tcw_default_tile(M) : tcw_choose_tile(M, w.N, w.bits, sms, slots_at);
+  const TcwClusterRule cl{KBIT_TCW_CLUSTER_COST ? KBIT_TCW_CLUSTER : 0, KBIT_TCW_CLUSTER_MINB};
+  p.mn = force != 0 ? tcw_default_tile(M) : tcw_choose_tile(M, w.N, w.bits, sms, slots_at, cl);
   p.tok_tiles = (M + p.mn - 1) / p.mn;
   const int64_t tiles = p.sched.row_tiles * p.tok_tiles;
   p.permuted_bytes = (static_cast<size_t>(p.tok_tiles) * p.steps * p.mn * kTileBytesPerToken + 255) / 256 * 256;
