@@ -429,7 +429,7 @@ int tcw_blocks_per_sm() {
 
 // The one place tcw's run-time variant becomes template arguments: f(kb, mn, pr) as integral
 // constants for the decode of `bits` (k = 4 on the pair table with `pairs`) at token tile mn (32, 64,
-// 128, else 256); `otherwise` for bits outside 2..5 (with_bits).
+// 128, 192 with KBIT_TCW_TILE192, else 256); `otherwise` for bits outside 2..5 (with_bits).
 template <typename R, typename F>
 R with_variant(int mn, int bits, bool pairs, R otherwise, F&& f) {
   auto by_mn = [&](auto kb, auto pr) -> R {
@@ -437,6 +437,9 @@ R with_variant(int mn, int bits, bool pairs, R otherwise, F&& f) {
       case 32: return f(kb, std::integral_constant<int, 32>{}, pr);
       case 64: return f(kb, std::integral_constant<int, 64>{}, pr);
       case 128: return f(kb, std::integral_constant<int, 128>{}, pr);
+#if KBIT_TCW_TILE192
+      case 192: return f(kb, std::integral_constant<int, 192>{}, pr);
+#endif
       default: return f(kb, std::integral_constant<int, 256>{}, pr);
     }
   };
@@ -497,7 +500,7 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   // The token tile (lib/kbit/tcw_sched.h): M's default, or a smaller one where the cost model puts it
   // well ahead. The forced plans (tests) keep the default tile.
   const TcwClusterRule cl{KBIT_TCW_CLUSTER_COST ? KBIT_TCW_CLUSTER : 0, KBIT_TCW_CLUSTER_MINB};
-  p.mn = force != 0 ? tcw_default_tile(M) : tcw_choose_tile(M, w.N, w.bits, sms, slots_at, cl);
+  p.mn = force != 0 ? tcw_default_tile(M) : tcw_choose_tile(M, w.N, w.bits, sms, slots_at, cl, KBIT_TCW_TILE192 != 0);
   p.tok_tiles = (M + p.mn - 1) / p.mn;
   const int64_t tiles = p.sched.row_tiles * p.tok_tiles;
   p.permuted_bytes = (static_cast<size_t>(p.tok_tiles) * p.steps * p.mn * kTileBytesPerToken + 255) / 256 * 256;

@@ -95,6 +95,13 @@ constexpr bool kTcwEarlyFetch = kTcwPdlMain<MN, KB> && !(MN == 256 && ((KBIT_TCW
 #ifndef KBIT_TCW_CLUSTER_MINB
 #define KBIT_TCW_CLUSTER_MINB 4.0e6
 #endif
+// KBIT_TCW_TILE192: 1, tcw's plans may take a 192-token tile (tcw_kernel and the stream-K kernel at MN = 192;
+// tcw_choose_tile's `mid` candidate) where it needs no more token tiles than 256 tokens do, so a step multiplies
+// fewer padding tokens (M = 129..192, 257..384, 513..576); 0, the tiles of 32, 64, 128 and 256 tokens only
+// (experiment knob).
+#ifndef KBIT_TCW_TILE192
+#define KBIT_TCW_TILE192 0
+#endif
 // KBIT_TCW_CLUSTER_COST: 1, tcw_choose_tile prices the plans that run cluster slices without their partials
 // (TcwClusterRule, lib/kbit/tcw_sched.h); 0, as fitted before clusters (experiment knob).
 #ifndef KBIT_TCW_CLUSTER_COST

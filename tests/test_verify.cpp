@@ -415,6 +415,23 @@ TEST_CASE("plan: quick covers every block shape with every k and dtype and the k
   CHECK(nfull > cases.size());
 }
 
+TEST_CASE("plan: --m replaces the sweep's M and MoE tokens, and a bad list is refused by item") {
+  CHECK(parse_m_list("160,288,0") == std::vector<int64_t>{160, 288, 0});
+  CHECK_THROWS_WITH_AS(parse_m_list("160,,288"), doctest::Contains("\"\""), Error);
+  CHECK_THROWS_WITH_AS(parse_m_list("160,2x"), doctest::Contains("\"2x\""), Error);
+  CHECK_THROWS_WITH_AS(parse_m_list("-1"), doctest::Contains("\"-1\""), Error);
+  CHECK_THROWS_AS(parse_m_list(""), Error);
+  PlanOptions opt;
+  opt.full = true;
+  opt.kernels = {"dense.tcw", "moe.grouped_tcw"};
+  opt.m = {160, 288};
+  const auto cases = plan_cases(catalogue(), opt);
+  std::set<int64_t> dense_m, moe_m;
+  for (const auto& c : cases) (c.family == Family::dense ? dense_m : moe_m).insert(c.M);
+  CHECK(dense_m == std::set<int64_t>{160, 288});
+  CHECK(moe_m == std::set<int64_t>{160, 288});
+}
+
 TEST_CASE("repro files round trip") {
   CaseOutcome o;
   o.spec = parse_case_name("moe/adversarial.experts.empty/E64.N512.K2048.top4.empty_edges/T33/k4/bf16/grouped_mma");

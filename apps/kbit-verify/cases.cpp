@@ -131,6 +131,21 @@ CaseSpec parse_case_name(const std::string& name) {
   return c;
 }
 
+std::vector<int64_t> parse_m_list(const std::string& text) {
+  std::vector<int64_t> out;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ',')) {
+    int64_t v = -1;
+    const auto r = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || r.ec != std::errc() || r.ptr != item.data() + item.size() || v < 0 || v > (int64_t{1} << 20))
+      throw Error("--m '" + text + "': \"" + item + "\" is not an M in 0..1048576 (expected e.g. 160,288,384)");
+    out.push_back(v);
+  }
+  if (out.empty()) throw Error("--m '" + text + "': no M given (expected e.g. 160,288,384)");
+  return out;
+}
+
 std::vector<int64_t> m_list(bool full) {
   std::vector<int64_t> m = {0, 1, 2, 3, 4, 8, 16, 33, 64, 128};
   if (full) {
@@ -261,7 +276,7 @@ std::vector<CaseSpec> plan_cases(const Catalogue& cat, const PlanOptions& opt) {
                                           return x.bits == bits && x.dtype == p;
                                         }) - cmb.begin());
         if (!s.moe) {
-          const auto ms = m_list(opt.full);
+          const auto ms = opt.m.empty() ? m_list(opt.full) : opt.m;
           for (size_t mi = 0; mi < ms.size(); ++mi) {
             const bool rotate_pick = int((si + mi) % size_t(nc)) == ci;
             const bool all_combos = opt.full && (ms[mi] == 1 || ms[mi] == 4);  // decode: every (k, dtype)
@@ -273,7 +288,7 @@ std::vector<CaseSpec> plan_cases(const Catalogue& cat, const PlanOptions& opt) {
             add(c);
           }
         } else {
-          const auto ts = tokens_list(opt.full);
+          const auto ts = opt.m.empty() ? tokens_list(opt.full) : opt.m;
           for (size_t ri = 0; ri < s.routings.size(); ++ri)
             for (size_t ti = 0; ti < ts.size(); ++ti) {
               const bool rotate_pick = int((si + ri + ti) % size_t(nc)) == ci;

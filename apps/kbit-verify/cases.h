@@ -54,7 +54,12 @@ struct PlanOptions {
   uint64_t seed = 1;
   std::string filter;                // ECMAScript regex searched in the case name; empty: all
   std::vector<std::string> kernels;  // "mma", "moe.v0", "dequant", ...; empty: all
+  std::vector<int64_t> m;            // dense M and MoE tokens instead of m_list / tokens_list; empty: those
 };
+
+// --m's list: comma-separated integers (M >= 0, at most 2^20), in the order given; throws kbit::Error naming the
+// bad item.
+std::vector<int64_t> parse_m_list(const std::string& text);
 
 std::vector<int64_t> m_list(bool full);       // dense M
 std::vector<int64_t> tokens_list(bool full);  // MoE tokens

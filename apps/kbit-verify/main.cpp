@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   bool quick = false, full = false, skip_no_gpu = false, time_mode = false, list = false, no_exact = false,
        no_rerun = false, verbose = false, no_cublas = false, pdl = false;
-  std::string filter, kernels, json_path, repro_dir = "out/verify-repro", case_arg, time_m = "1,16,128", shard, range;
+  std::string filter, kernels, json_path, repro_dir = "out/verify-repro", case_arg, time_m = "1,16,128", shard, range,
+      m_arg;
   int threads = 0, time_bits = 4, time_iters = 20, time_warmup = 5;
   int64_t samples = 4096;
   app.add_option("--shapes", shapes_path, "shapes catalogue")->capture_default_str();
@@ -89,6 +90,9 @@ int main(int argc, char** argv) {
   auto* q = app.add_flag("--quick", quick, "the quick sweep (default; about a minute on an H100)");
   app.add_flag("--full", full, "everything: all shapes, every (k, dtype) to M = 128, larger M")->excludes(q);
   app.add_option("--filter", filter, "ECMAScript regex searched in case names");
+  app.add_option("--m", m_arg,
+                 "comma list: the sweep's dense M and MoE tokens instead of its own (e.g. 160,288,384; each shape "
+                 "then takes one (k, dtype) per M in rotation, every one at M = 1 and 4 with --full)");
   app.add_option("--kernels", kernels,
                  "comma list: dense|moe|dequant, a kernel (v0, gemv, tcv, tcw, mma, dequant_cublas, automatic, grouped_gemv, "
                  "grouped_tcv, grouped_mma, grouped_tcw, fast) or family.kernel (moe.v0)");
@@ -141,6 +145,7 @@ int main(int argc, char** argv) {
       opt.seed = seed;
       opt.filter = filter;
       opt.kernels = split_list(kernels);
+      if (!m_arg.empty()) opt.m = parse_m_list(m_arg);
       cases = plan_cases(cat, opt);
     }
     cases = select_cases(std::move(cases), shard, range);

@@ -169,7 +169,9 @@ inline double tcw_plan_cost(int mn, int bits, const TcwPartition& part, int sms,
                             double partial_bytes) {
   static constexpr double c2[3] = {1.27, 1.09, 1.64}, c4[3] = {0.92, 1.12, 1.70}, c4_two64 = 1.48;
   const int i = mn <= 64 ? 0 : mn <= 128 ? 1 : 2;
-  const double c = bits <= 3 ? c2[i] : i == 0 && ctas_per_sm >= 2 ? c4_two64 : c4[i], b = bits <= 3 ? 0.62 : 0.48;
+  double c = bits <= 3 ? c2[i] : i == 0 && ctas_per_sm >= 2 ? c4_two64 : c4[i];
+  if (mn == 192) c = bits <= 3 ? (c2[1] + c2[2]) / 2 : (c4[1] + c4[2]) / 2;  // not fitted: halfway from 128 to 256
+  const double b = bits <= 3 ? 0.62 : 0.48;
   const int64_t slots = static_cast<int64_t>(sms) * ctas_per_sm;
   const int64_t waves = part.splits > 0 ? (part.ctas + slots - 1) / slots : 1;
   return c * static_cast<double>(waves * part.cta_steps) + b * partial_bytes / 1.0e6;
@@ -208,22 +210,28 @@ inline constexpr int64_t kTcwMaxTokenTiles = 65535;  // tcw_kernel's grid y (kTc
 // then faster or within 2% (geomean 1.065x at k = 2 and 4 over M = 128..1024), where choosing by the bare
 // minimum moved some rows that lost up to 16% (Llama-3-70B mlp.down at M = 384 to a stream-K plan at 128
 // tokens).
-// `cl`: the plans that run cluster slices (priced without partials).
+// `cl`: the plans that run cluster slices (priced without partials). `mid`: a 192-token tile is a candidate
+// too where the default is 256 (KBIT_TCW_TILE192, kernels/tcw_common.cuh), by the same rule.
 template <class SlotsAt>
-int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at, const TcwClusterRule& cl = {}) {
+int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at, const TcwClusterRule& cl = {},
+                    bool mid = false) {
   const int mn0 = tcw_default_tile(M);
   if (mn0 < 128) return mn0;
   auto cost = [&](int mn) { return tcw_tile_cost(M, N, mn, bits, sms, slots_at(mn), cl); };
   const double c0 = cost(mn0);
   int best = mn0;
   double cb = c0;
-  for (int mn = mn0 / 2; mn >= 64 && mn >= mn0 / 4; mn /= 2) {
-    if ((M + mn - 1) / mn > kTcwMaxTokenTiles) break;
+  auto consider = [&](int mn) {
     const double c = cost(mn);
     if (c <= 0.92 * c0 && c < cb) {
       best = mn;
       cb = c;
     }
+  };
+  if (mid && mn0 == 256 && (M + 191) / 192 <= kTcwMaxTokenTiles) consider(192);
+  for (int mn = mn0 / 2; mn >= 64 && mn >= mn0 / 4; mn /= 2) {
+    if ((M + mn - 1) / mn > kTcwMaxTokenTiles) break;
+    consider(mn);
   }
   return best;
 }
