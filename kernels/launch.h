@@ -118,6 +118,10 @@ cudaError_t launch_tcw(const LinearArgs& a);
 // stream-K kernel with no shared tile; 5: per tile, every split of 2..8 slices run as clusters, see
 // KBIT_TCW_CLUSTER). Set it before the workspace query; it applies to the whole process.
 void tcw_force_plan(int mode);
+// Tests only: force tcw's token tile to mn (32, 64, 128, 192 or 256; the plan then has ceil(M / mn) token
+// tiles) instead of its choice; 0 (the default) chooses, other values are ignored. It combines with any
+// tcw_force_plan mode and applies to the whole process, as that does.
+void tcw_force_tile(int mn);
 // Tests only: tcw's CTAs per SM at M on w: the plan's count (plan); the plan's kernel (tcw_kernel for
 // a per-tile plan, the stream-K kernel for a stream-K one, f16) with the dynamic shared memory it is
 // launched with (smem) with or without LinearArgs::pdl (resident; 0 where the query failed); and what
@@ -127,6 +131,7 @@ struct TcwOccupancy {
   int plan = 0, resident = 0, smem = 0, streamk = 0;
   bool stream_k = false;
   bool cluster = false;  // the plan's K slices run as clusters (TcwPlan::cluster, and they fit the GPU)
+  int mn = 0;            // the plan's token tile
 };
 TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl);
 // Grouped tcw (MoE, sm_90a: tcw_available()): an 8-token-tile permute of all routed rows into the

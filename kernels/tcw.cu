@@ -458,6 +458,7 @@ int blocks_per_sm(int mn, int bits, bool pairs) {
 // The partition: tcw_slots (lib/kbit/tcw_sched.h) on the SMs and the CTAs per SM the stream-K kernel
 // holds.
 std::atomic<int> g_tcw_force_plan{0};  // tcw_force_plan (tests)
+std::atomic<int> g_tcw_force_tile{0};  // tcw_force_tile (tests)
 
 // Whole runs of tiles on the stream-K kernel (tcw_partition's `whole`, lib/kbit/tcw_sched.h): where that
 // kernel runs on mbarriers (KBIT_TCW_MBAR_SK), at k >= 4, on >= 16 steps (K > 1920), as measured at
@@ -501,6 +502,7 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   // well ahead. The forced plans (tests) keep the default tile.
   const TcwClusterRule cl{KBIT_TCW_CLUSTER_COST ? KBIT_TCW_CLUSTER : 0, KBIT_TCW_CLUSTER_MINB};
   p.mn = force != 0 ? tcw_default_tile(M) : tcw_choose_tile(M, w.N, w.bits, sms, slots_at, cl, KBIT_TCW_TILE192 != 0);
+  if (const int ft = g_tcw_force_tile.load(std::memory_order_relaxed); ft != 0) p.mn = ft;
   p.tok_tiles = (M + p.mn - 1) / p.mn;
   const int64_t tiles = p.sched.row_tiles * p.tok_tiles;
   p.permuted_bytes = (static_cast<size_t>(p.tok_tiles) * p.steps * p.mn * kTileBytesPerToken + 255) / 256 * 256;
@@ -763,6 +765,11 @@ bool tcw_available() {
 
 void tcw_force_plan(int mode) { g_tcw_force_plan.store(mode, std::memory_order_relaxed); }
 
+void tcw_force_tile(int mn) {
+  const bool ok = mn == 0 || mn == 32 || mn == 64 || mn == 128 || mn == 256 || (KBIT_TCW_TILE192 && mn == 192);
+  g_tcw_force_tile.store(ok ? mn : 0, std::memory_order_relaxed);
+}
+
 bool tcw_cluster_slices(int64_t M, const TiledView& w, Act act, bool pdl) {
   if (!tcw_available() || M < 1 || M > kTcwMaxM) return false;
   const TcwPlan p = tcw_plan(M, w);
@@ -784,6 +791,7 @@ TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl) {
   const TcwPlan p = tcw_plan(M, w);
   TcwOccupancy o;
   o.plan = p.ctas_per_sm;
+  o.mn = p.mn;
   o.stream_k = p.sched.splits == 0;
   with_variant(p.mn, w.bits, p.pairs, 0, [&](auto kb, auto tile, auto pr) {
     constexpr int KB = decltype(kb)::value, MN = decltype(tile)::value;

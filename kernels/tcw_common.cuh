@@ -95,12 +95,15 @@ constexpr bool kTcwEarlyFetch = kTcwPdlMain<MN, KB> && !(MN == 256 && ((KBIT_TCW
 #ifndef KBIT_TCW_CLUSTER_MINB
 #define KBIT_TCW_CLUSTER_MINB 4.0e6
 #endif
-// KBIT_TCW_TILE192: 1, tcw's plans may take a 192-token tile (tcw_kernel and the stream-K kernel at MN = 192;
-// tcw_choose_tile's `mid` candidate) where it needs no more token tiles than 256 tokens do, so a step multiplies
-// fewer padding tokens (M = 129..192, 257..384, 513..576); 0, the tiles of 32, 64, 128 and 256 tokens only
-// (experiment knob).
+// KBIT_TCW_TILE192: 1 (the default), tcw's plans may take a 192-token tile (tcw_kernel and the stream-K kernel at
+// MN = 192; tcw_choose_tile's `mid` candidate, lib/kbit/tcw_sched.h), chosen where it needs no more token tiles
+// than 256 tokens do (M = 129..192, 257..384, 513..576), so a step multiplies fewer padding tokens; 0, the tiles
+// of 32, 64, 128 and 256 tokens only. H100, tcw_pdl, main / this in one call (bench/results/2026-11-28-h100-
+// tile192; the dense shapes but Llama-3-70B's, M = 160..576, k = 2..5, two reps): the 188 rows whose tile moved
+// 1.10x geomean (0.97-1.20x; from 256 tokens 1.04-1.18x), every (M, k) 1.07-1.14x, the other rows 0.998x.
+// ptxas: 203-240 registers at 192 tokens, no spills (one CTA per SM, as at 256).
 #ifndef KBIT_TCW_TILE192
-#define KBIT_TCW_TILE192 0
+#define KBIT_TCW_TILE192 1
 #endif
 // KBIT_TCW_CLUSTER_COST: 1, tcw_choose_tile prices the plans that run cluster slices without their partials
 // (TcwClusterRule, lib/kbit/tcw_sched.h); 0, as fitted before clusters (experiment knob).

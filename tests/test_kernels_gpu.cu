@@ -317,6 +317,38 @@ TEST_CASE("gpu: tcw's K slices as clusters equal the CPU reference bit for bit")
   gpu::detail::tcw_force_plan(0);
 }
 
+TEST_CASE("gpu: tcw's 192-token tile equals the CPU reference bit for bit in every plan form") {
+  // KBIT_TCW_TILE192: tcw_choose_tile takes 192 tokens where they need no more token tiles than 256 (GLM o_proj
+  // at M = 288 on 132 SMs; not at M = 256). The tile forced here on small shapes under each plan form: per tile
+  // (K split, tcw_reduce_kernel), stream-K with its fixup, whole-tile runs, and K slices as clusters; M = 160 and
+  // 192 (one token tile, partly and wholly filled), 257 and 383 (two, the second nearly empty and nearly full),
+  // 600 (four), with the N and K tails of {130, 2080}.
+  if (!gpu::tcw_supported()) return;
+  TiledView w;
+  w.bits = 4;
+  w.half_cb = true;
+  w.N = 2048;
+  w.K = 5120;
+  if (gpu::detail::device_sm_count() == 132) {
+    CHECK(gpu::detail::tcw_occupancy(288, w, false).mn == 192);
+    CHECK(gpu::detail::tcw_occupancy(256, w, false).mn == 256);
+  }
+  CublasHandle cublas;
+  gpu::detail::tcw_force_tile(192);
+  for (int mode : {1, 2, 4, 5}) {
+    if (mode == 5 && !gpu::detail::device_has_clusters()) continue;
+    gpu::detail::tcw_force_plan(mode);
+    w.N = 130;
+    w.K = 2080;
+    CHECK(gpu::detail::tcw_occupancy(257, w, false).mn == 192);
+    const std::string label = "192-token tile, plan " + std::to_string(mode) + ": ";
+    check_dense_exact({{gpu::Kernel::tcw, cublas.h}}, {{130, 2080}, {384, 1024}},
+                      {160, 192, 257, 383, 600}, 113 + 10 * static_cast<uint64_t>(mode), label.c_str());
+  }
+  gpu::detail::tcw_force_plan(0);
+  gpu::detail::tcw_force_tile(0);
+}
+
 TEST_CASE("gpu: tcw's plan takes whole-tile runs at k >= 4 on >= 16 steps only") {
   // Llama-3-70B gate_up at M = 1024 (448 x 4 tiles of 64 steps: several waves per tile on an H100)
   // runs on the stream-K kernel (whole runs) at k = 4, 5 and per tile at k = 2, 3; GLM q_b_proj

@@ -287,7 +287,7 @@ TEST_CASE("tcw_partition(whole): one wave of equal runs of whole tiles in place 
     }
 }
 
-TEST_CASE("tcw token tile: the default by M, and smaller tiles only where the cost model puts them 8% ahead") {
+TEST_CASE("tcw token tile: the default by M, and smaller tiles (192 tokens with `mid`) only where the cost model puts them 8% ahead") {
   CHECK(kbit::tcw_default_tile(1) == 32);
   CHECK(kbit::tcw_default_tile(33) == 64);
   CHECK(kbit::tcw_default_tile(65) == 128);
@@ -322,18 +322,35 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles only where the co
   // k = 3's 64-token kernel at two CTAs per SM (bench/results/2026-11-27-h100-occ2land; us at 256 / 64 tokens):
   CHECK(pick(192, 20480, 2048, 3) == 64);   // GLM shared_experts.gate_up: 57.3 / 53.1
   CHECK(pick(192, 10240, 2048, 3) == 64);   // Qwen3 dense.gate_up: 28.7 / 28.5
+  // The 192-token candidate (`mid`, KBIT_TCW_TILE192): taken where it needs no more token tiles than 256 tokens;
+  // rows of bench/results/2026-11-28-h100-tile192 (k = 4, tcw_pdl, us at 256 / 192 tokens):
+  auto pick_mid = [&](int64_t m, int64_t n, int64_t k, int b) {
+    M = m, N = n, steps = (k + 127) / 128, bits = b;
+    return kbit::tcw_choose_tile(M, N, bits, 132, slots_at, kbit::TcwClusterRule{}, true);
+  };
+  CHECK(pick_mid(288, 2048, 5120, 4) == 192);   // GLM o_proj: 23.85 / 21.45
+  CHECK(pick_mid(576, 4096, 4096, 4) == 192);   // Llama-3-8B q_proj: 56.38 / 48.73
+  CHECK(pick_mid(160, 2048, 5120, 4) == 192);   // GLM o_proj: 15.76 / 14.71
+  CHECK(pick_mid(256, 2048, 5120, 4) != 192);   // two 192-token tiles against one of 256 (it takes 128)
+  CHECK(pick_mid(1024, 57344, 8192, 4) == 256); // Llama-3-70B gate_up, as without the candidate
+  CHECK(pick_mid(128, 2048, 5120, 4) == 128);   // not below M = 129 (the default is 128 there)
+  CHECK(pick(288, 2048, 5120, 4) != 192);       // without `mid`, never
   // never below 64 tokens or a quarter of the default; the default at M <= 64; and a smaller tile only
-  // where its modelled cost is <= 92% of the default's
+  // where its modelled cost is <= 92% of the default's (192 only with `mid`, where the default is 256)
   for (int b : {2, 3, 4, 5})
     for (int64_t m : {1, 32, 33, 64, 65, 96, 128, 129, 200, 256, 384, 512, 768, 1000, 1024, 4096})
       for (int64_t n : {64, 512, 2048, 5120, 8960, 57344})
         for (int64_t k : {512, 2048, 8192}) {
-          const int mn = pick(m, n, k, b), d = kbit::tcw_default_tile(m);
-          INFO("M ", m, " N ", n, " K ", k, " bits ", b, " tile ", mn);
-          CHECK((mn == d || (d >= 128 && mn >= 64 && mn >= d / 4 && mn < d)));
-          if (mn != d) {
-            auto cost = [&](int t) { return kbit::tcw_tile_cost(m, n, t, b, 132, slots_at(t)); };
-            CHECK(cost(mn) <= 0.92 * cost(d));
+          const int d = kbit::tcw_default_tile(m);
+          for (bool mid : {false, true}) {
+            const int mn = mid ? pick_mid(m, n, k, b) : pick(m, n, k, b);
+            INFO("M ", m, " N ", n, " K ", k, " bits ", b, " mid ", mid, " tile ", mn);
+            CHECK((mn == d || (d >= 128 && mn >= 64 && mn >= d / 4 && mn < d)));
+            CHECK((mn != 192 || (mid && d == 256)));
+            if (mn != d) {
+              auto cost = [&](int t) { return kbit::tcw_tile_cost(m, n, t, b, 132, slots_at(t)); };
+              CHECK(cost(mn) <= 0.92 * cost(d));
+            }
           }
         }
 }

@@ -17,7 +17,7 @@ d = sys.argv[1]
 def plan(M, N, K, bits, mn, res64):
     return T.plan(M, N, K, bits, mn, two64=res64 == 2)
 def choose(M, N, K, bits, res64, c64_two):
-    return T.choose(M, N, K, bits, two64=res64 == 2, c64_two=c64_two)
+    return T.choose(M, N, K, bits, two64=res64 == 2, c64_two=c64_two, mid=False)
 t = collections.defaultdict(lambda: collections.defaultdict(list))
 for f in sorted(glob.glob(os.path.join(d, 'bench-*-*.json*'))):
     arm = os.path.basename(f).split('-', 2)[2].split('.')[0]

@@ -6,12 +6,13 @@ For each k in the record: least squares (relative error) of time = c(tile) x mak
 partials + a constant, the plans computed by a Python copy of tcw_partition / tcw_slots (one CTA per SM,
 two for k = 2's 64-token kernel, as when -mncap was recorded); then the choice at margins 0..15% (a smaller tile only where its
 modelled cost is <= (1 - margin) x the default's) against the default tile and the best measured one.
-  tcw_tile_fit.py --classes DIR OLD NEW [--one64]
+  tcw_tile_fit.py --classes DIR OLD NEW [--one64] [--mid]
 same-call A/B of OLD and NEW arms (DIR/bench-<i>-<arm>.json[.gz], tcw or automatic rows): the geomean
 of OLD / NEW over the rows whose kernel (the `dispatch` field) changed, whose tcw token tile changed
 (by the landed constants: C below, margin 8%, and the CTAs per SM of today's kernels: two at 64 tokens for
 k = 2, 3 and 4, k = 4 taken to run on the pair table; --one64: one CTA at 64 tokens but for k = 2, as in records
-before bench/results/2026-11-27-h100-minb64) and the rest (the control)."""
+before bench/results/2026-11-27-h100-minb64; --mid: the 192-token candidate too, as since
+bench/results/2026-11-28-h100-tile192) and the rest (the control)."""
 import collections
 import gzip
 import json
@@ -78,11 +79,15 @@ def plan(M, N, K, bits, mn, two64=True):
 # The constants tcw_plan_cost uses (lib/kbit/tcw_sched.h): k <= 3 and k >= 4; C64_TWO: k >= 4 at 64 tokens
 # where the plan counts two CTAs per SM.
 C = {2: ({64: 1.27, 128: 1.09, 256: 1.64}, 0.62), 4: ({64: 0.92, 128: 1.12, 256: 1.70}, 0.48)}
+for _c, _b in C.values():
+    _c[192] = (_c[128] + _c[256]) / 2  # tcw_plan_cost's 192-token step: not fitted, halfway
 C64_TWO = 1.48
 
 
-def choose(M, N, K, bits, two64=True, c64_two=C64_TWO):
+def choose(M, N, K, bits, two64=True, c64_two=C64_TWO, mid=True):
     # c64_two: the k >= 4 64-token step at two CTAs per SM (None: c(64), as before that was priced)
+    # mid: the 192-token candidate where the default is 256 (KBIT_TCW_TILE192, on since
+    # bench/results/2026-11-28-h100-tile192; False for records before it)
     top = default_tile(M)
     if top < 128:
         return top
@@ -94,15 +99,14 @@ def choose(M, N, K, bits, two64=True, c64_two=C64_TWO):
         return cm * p['mk'] + b * p['pb'] / 1e6
     best, c0 = top, cost(top)
     cb = c0
-    mn = top // 2
-    while mn >= 64 and mn >= top // 4:
+    cands = ([192] if mid and top == 256 else []) + [m for m in (top // 2, top // 4) if m >= 64]
+    for mn in cands:
         if cost(mn) <= 0.92 * c0 and cost(mn) < cb:
             best, cb = mn, cost(mn)
-        mn //= 2
     return best
 
 
-def classes(d, old, new, two64=True):
+def classes(d, old, new, two64=True, mid=False):
     import glob
     t = collections.defaultdict(lambda: collections.defaultdict(list))
     disp = {}
@@ -125,7 +129,7 @@ def classes(d, old, new, two64=True):
         dflt = default_tile(M)
         if do != dn:
             cls = f'kernel moved ({do} -> {dn})'
-        elif dn == 'tcw' and choose(M, N, K, bits, two64) != dflt:
+        elif dn == 'tcw' and choose(M, N, K, bits, two64, mid=mid) != dflt:
             cls = 'tcw tile moved'
         else:
             cls = 'same plan (control)'
@@ -140,7 +144,7 @@ def classes(d, old, new, two64=True):
 
 def main():
     if sys.argv[1] == '--classes':
-        return classes(*sys.argv[2:5], two64='--one64' not in sys.argv[5:])
+        return classes(*sys.argv[2:5], two64='--one64' not in sys.argv[5:], mid='--mid' in sys.argv[5:])
     import numpy as np  # (the fit alone needs it)
     d = sys.argv[1]
     times = collections.defaultdict(dict)
