@@ -500,8 +500,7 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
   };
   // The token tile (lib/kbit/tcw_sched.h): M's default, or a smaller one where the cost model puts it
   // well ahead. The forced plans (tests) keep the default tile.
-  const TcwClusterRule cl{KBIT_TCW_CLUSTER_COST ? KBIT_TCW_CLUSTER : 0, KBIT_TCW_CLUSTER_MINB};
-  p.mn = force != 0 ? tcw_default_tile(M) : tcw_choose_tile(M, w.N, w.bits, sms, slots_at, cl, KBIT_TCW_TILE192 != 0);
+  p.mn = force != 0 ? tcw_default_tile(M) : tcw_choose_tile(M, w.N, w.bits, sms, slots_at, KBIT_TCW_TILE192 != 0);
   if (const int ft = g_tcw_force_tile.load(std::memory_order_relaxed); ft != 0) p.mn = ft;
   p.tok_tiles = (M + p.mn - 1) / p.mn;
   const int64_t tiles = p.sched.row_tiles * p.tok_tiles;

@@ -105,11 +105,6 @@ constexpr bool kTcwEarlyFetch = kTcwPdlMain<MN, KB> && !(MN == 256 && ((KBIT_TCW
 #ifndef KBIT_TCW_TILE192
 #define KBIT_TCW_TILE192 1
 #endif
-// KBIT_TCW_CLUSTER_COST: 1, tcw_choose_tile prices the plans that run cluster slices without their partials
-// (TcwClusterRule, lib/kbit/tcw_sched.h); 0, as fitted before clusters (experiment knob).
-#ifndef KBIT_TCW_CLUSTER_COST
-#define KBIT_TCW_CLUSTER_COST 0
-#endif
 constexpr int kTcwMaxCluster = 8;  // the portable cluster size: the CL kernel sums at most this many slices
 static_assert(KBIT_TCW_CLUSTER >= 0 && KBIT_TCW_CLUSTER <= kTcwMaxCluster, "KBIT_TCW_CLUSTER: 0 or 2..8");
 // The row stride, in floats, of the accumulator tile the slices of a cluster exchange: 132 puts the four

@@ -326,7 +326,7 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles (192 tokens with 
   // rows of bench/results/2026-11-28-h100-tile192 (k = 4, tcw_pdl, us at 256 / 192 tokens):
   auto pick_mid = [&](int64_t m, int64_t n, int64_t k, int b) {
     M = m, N = n, steps = (k + 127) / 128, bits = b;
-    return kbit::tcw_choose_tile(M, N, bits, 132, slots_at, kbit::TcwClusterRule{}, true);
+    return kbit::tcw_choose_tile(M, N, bits, 132, slots_at, true);
   };
   CHECK(pick_mid(288, 2048, 5120, 4) == 192);   // GLM o_proj: 23.85 / 21.45
   CHECK(pick_mid(576, 4096, 4096, 4) == 192);   // Llama-3-8B q_proj: 56.38 / 48.73

@@ -9,6 +9,8 @@
 # rest 1.00x. kbit-verify --full --pdl of the arm over dense.tcw and dense.automatic at M = 160, 256, 384, 512,
 # then kbit-bench tcw_pdl and automatic_pdl, main / clcost in rotation, two reps, over those shapes at
 # M = 160..1024, k = 2..5. Pack first; carry .deps/sys.txz. Env: CC_BUDGET (480 s).
+# Lost (0.978x geomean, bench/results/2026-11-28-h100-clcost): the knob is kept on branch exp/tcw-clcost only; run
+# this script from a checkout of that branch.
 set -u
 source bench/scripts/lib/device_run.sh
 source bench/scripts/lib/device_build.sh

@@ -151,7 +151,7 @@ inline TcwSlots tcw_slots(int64_t M, int64_t N, int64_t steps, int64_t tiles, in
 // holds M, 256 from M = 129 up. tcw_choose_tile may take a smaller one from M = 65 up.
 KBIT_HD constexpr int tcw_default_tile(int64_t M) { return M <= 32 ? 32 : M <= 64 ? 64 : M <= 128 ? 128 : 256; }
 
-// The relative cost of a tcw plan at token tile mn (64, 128 or 256), by which tcw_choose_tile compares
+// The relative cost of a tcw plan at token tile mn (64, 128, 192 or 256), by which tcw_choose_tile compares
 // tiles: c(mn, k) per step of the longest CTA (the waves of CTAs at most sms x ctas_per_sm at a time, times a CTA's
 // steps) plus b(k) per MB of fp32 partials (split-K slices or stream-K's slots of shared tiles). Fitted
 // (least squares, relative error) to tcw over the dense catalogue at M = 128..1024 under 256-, 128- and
@@ -184,22 +184,10 @@ inline int64_t tcw_partial_bytes(int64_t M, int64_t N, int mn, int64_t tiles, co
   if (part.splits == 0 && tiles % part.ctas != 0) return int64_t{4} * 2 * part.ctas * mn * 128;
   return 0;
 }
-// The per-tile plans whose K slices run as thread-block clusters (tcw_plan's TcwPlan::cluster, kernels/tcw.cu):
-// 2..max_splits slices with at least min_bytes of fp32 partials. Their slices sum in distributed shared memory,
-// so tcw_tile_cost prices no partials for them. max_splits 0: none (the cost as fitted, before clusters).
-struct TcwClusterRule {
-  int max_splits = 0;
-  double min_bytes = 0.0;
-  constexpr bool holds(const TcwPartition& part, double partial_bytes) const {
-    return part.splits >= 2 && part.splits <= max_splits && partial_bytes >= min_bytes;
-  }
-};
 // tcw_plan_cost of the plan `s` (tcw_slots' answer at tile mn on `sms` SMs) for M x N.
-inline double tcw_tile_cost(int64_t M, int64_t N, int mn, int bits, int sms, const TcwSlots& s,
-                            const TcwClusterRule& cl = {}) {
+inline double tcw_tile_cost(int64_t M, int64_t N, int mn, int bits, int sms, const TcwSlots& s) {
   const int64_t tiles = (N + 127) / 128 * ((M + mn - 1) / mn);
-  double partial_bytes = static_cast<double>(tcw_partial_bytes(M, N, mn, tiles, s.part));
-  if (cl.holds(s.part, partial_bytes)) partial_bytes = 0.0;
+  const double partial_bytes = static_cast<double>(tcw_partial_bytes(M, N, mn, tiles, s.part));
   return tcw_plan_cost(mn, bits, s.part, sms, s.ctas_per_sm, partial_bytes);
 }
 inline constexpr int64_t kTcwMaxTokenTiles = 65535;  // tcw_kernel's grid y (kTcwMaxM assumes 256-token tiles)
@@ -210,14 +198,13 @@ inline constexpr int64_t kTcwMaxTokenTiles = 65535;  // tcw_kernel's grid y (kTc
 // then faster or within 2% (geomean 1.065x at k = 2 and 4 over M = 128..1024), where choosing by the bare
 // minimum moved some rows that lost up to 16% (Llama-3-70B mlp.down at M = 384 to a stream-K plan at 128
 // tokens).
-// `cl`: the plans that run cluster slices (priced without partials). `mid`: a 192-token tile is a candidate
-// too where the default is 256 (KBIT_TCW_TILE192, kernels/tcw_common.cuh), by the same rule.
+// `mid`: a 192-token tile is a candidate too where the default is 256 (KBIT_TCW_TILE192, kernels/tcw_common.cuh),
+// by the same rule.
 template <class SlotsAt>
-int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at, const TcwClusterRule& cl = {},
-                    bool mid = false) {
+int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at, bool mid = false) {
   const int mn0 = tcw_default_tile(M);
   if (mn0 < 128) return mn0;
-  auto cost = [&](int mn) { return tcw_tile_cost(M, N, mn, bits, sms, slots_at(mn), cl); };
+  auto cost = [&](int mn) { return tcw_tile_cost(M, N, mn, bits, sms, slots_at(mn)); };
   const double c0 = cost(mn0);
   int best = mn0;
   double cb = c0;
