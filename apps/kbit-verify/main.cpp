@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
   app.add_option("--filter", filter, "ECMAScript regex searched in case names");
   app.add_option("--m", m_arg,
                  "comma list: the sweep's dense M and MoE tokens instead of its own (e.g. 160,288,384; each shape "
-                 "then takes one (k, dtype) per M in rotation, every one at M = 1 and 4 with --full)");
+                 "then takes one (k, dtype) per M in rotation, every one at M = 1 and 4 (MoE: 1 token) with --full)");
   app.add_option("--kernels", kernels,
                  "comma list: dense|moe|dequant, a kernel (v0, gemv, tcv, tcw, mma, dequant_cublas, automatic, grouped_gemv, "
                  "grouped_tcv, grouped_mma, grouped_tcw, fast) or family.kernel (moe.v0)");
