@@ -6,8 +6,6 @@ classes by the Python copy of tcw's tile choice (tcw_tile_fit.choose, before the
 the cluster plans (2 slices, >= 4 MB of fp32 partials) priced without partials: per kernel, the rows whose tile
 moved (old -> new) and the rest, with the geomean, least and most of main / clcost, then each moved row."""
 import collections
-import json
-import math
 import os
 import sys
 
@@ -36,15 +34,10 @@ def choose_free(M, N, K, bits):
     return best
 
 
-def geo(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs))
-
-
 def main():
     d = sys.argv[1]
     times, disp = pdl_compare.kbit_times(d)
-    nk = {(m['name'], g['name']): (g['N'], g['K']) for m in json.load(open(os.path.join(d, 'rows.json')))['models']
-          for g in m['gemms']}
+    nk = pdl_compare.catalogue_dims(d)
     for kernel in ('tcw_pdl', 'automatic_pdl'):
         classes = collections.defaultdict(list)
         for (arm, k, model, shape, M, bits), v in times.items():
@@ -61,7 +54,7 @@ def main():
         print(kernel)
         for cls, rows in sorted(classes.items()):
             rs = [x[0] for x in rows]
-            print(f'  {cls}: {len(rs)} rows, geomean {geo(rs):.3f}, min {min(rs):.3f}, max {max(rs):.3f}')
+            print(f'  {cls}: {len(rs)} rows, geomean {pdl_compare.geomean(rs):.3f}, min {min(rs):.3f}, max {max(rs):.3f}')
         for cls, rows in sorted(classes.items()):
             if cls != 'same tile':
                 print(f'  {cls}')

@@ -34,6 +34,16 @@ def kbit_times(d):
     return t, disp
 
 
+def geomean(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs))
+
+
+def catalogue_dims(d):
+    """{(model, shape): (N, K)} of DIR/rows.json, the catalogue a device script wrote for its bench runs."""
+    with open(os.path.join(d, 'rows.json')) as f:
+        return {(m['name'], g['name']): (g['N'], g['K']) for m in json.load(f)['models'] for g in m['gemms']}
+
+
 def main():
     d, ref, cols = sys.argv[1], tuple(sys.argv[2].split(':')), [tuple(c.split(':')) for c in sys.argv[3:]]
     t = collections.defaultdict(lambda: collections.defaultdict(list))
@@ -58,7 +68,7 @@ def main():
                 cdisp[(arm, r['kernel'], key)] = r['dispatch']
     best = lambda c, k: min(t[c][k]) if t[c].get(k) else None
     keys = sorted(t[ref])
-    gm = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
+    gm = geomean
     print('geomean %s / column (>1: column faster), min, max, rows' % ':'.join(ref))
     for c in cols:
         for bits in [None] + sorted({k[3] for k in keys}):

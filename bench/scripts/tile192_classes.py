@@ -5,8 +5,6 @@ classes by the Python copy of tcw's tile choice (tcw_tile_fit.choose without and
 the rows whose tile moved (old -> 192) and the rest (the control), with the geomean, least and most of main / t192
 per class and per (M, k) over the moved rows; --rows lists each moved row."""
 import collections
-import json
-import math
 import os
 import sys
 
@@ -15,15 +13,10 @@ import pdl_compare  # noqa: E402
 import tcw_tile_fit  # noqa: E402
 
 
-def geo(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs))
-
-
 def main():
     d = sys.argv[1]
     times, _ = pdl_compare.kbit_times(d)
-    nk = {(m['name'], g['name']): (g['N'], g['K']) for m in json.load(open(os.path.join(d, 'rows.json')))['models']
-          for g in m['gemms']}
+    nk = pdl_compare.catalogue_dims(d)
     classes, per = collections.defaultdict(list), collections.defaultdict(list)
     for (arm, kernel, model, shape, M, bits), v in times.items():
         new = times.get(('t192', kernel, model, shape, M, bits))
@@ -38,10 +31,10 @@ def main():
             per[(M, bits)].append(r)
     for cls, rows in sorted(classes.items()):
         rs = [x[0] for x in rows]
-        print(f'{cls}: {len(rs)} rows, geomean {geo(rs):.3f}, min {min(rs):.3f}, max {max(rs):.3f}')
+        print(f'{cls}: {len(rs)} rows, geomean {pdl_compare.geomean(rs):.3f}, min {min(rs):.3f}, max {max(rs):.3f}')
     print('moved rows per (M, k):')
     for key, rs in sorted(per.items()):
-        print(f'  M = {key[0]}, k = {key[1]}: {len(rs)} rows, geomean {geo(rs):.3f}, min {min(rs):.3f}, max {max(rs):.3f}')
+        print(f'  M = {key[0]}, k = {key[1]}: {len(rs)} rows, geomean {pdl_compare.geomean(rs):.3f}, min {min(rs):.3f}, max {max(rs):.3f}')
     if '--rows' in sys.argv[2:]:
         for cls, rows in sorted(classes.items()):
             if cls.startswith('moved'):
