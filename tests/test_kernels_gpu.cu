@@ -319,10 +319,10 @@ TEST_CASE("gpu: tcw's K slices as clusters equal the CPU reference bit for bit")
 
 TEST_CASE("gpu: tcw's 192-token tile equals the CPU reference bit for bit in every plan form") {
   // KBIT_TCW_TILE192: tcw_choose_tile takes 192 tokens where they need no more token tiles than 256 (GLM o_proj
-  // at M = 288 on 132 SMs; not at M = 256, where it needs two). The tile forced here on small shapes under each plan form: per tile
-  // (K split, tcw_reduce_kernel), stream-K with its fixup, whole-tile runs, and K slices as clusters; M = 160 and
-  // 192 (one token tile, partly and wholly filled), 257 and 383 (two, the second nearly empty and nearly full),
-  // 600 (four), with the N and K tails of {130, 2080}.
+  // at M = 288 on 132 SMs; not at M = 256, where it needs two). The tile forced here on small shapes under each
+  // plan form: per tile (K split, tcw_reduce_kernel), stream-K with its fixup, whole-tile runs, and K slices as
+  // clusters; M = 160 and 192 (one token tile, partly and wholly filled), 257 and 383 (two, the second nearly
+  // empty and nearly full), 600 (four), with the N and K tails of {130, 2080}.
   if (!gpu::tcw_supported()) return;
   TiledView w;
   w.bits = 4;
