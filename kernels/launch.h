@@ -119,9 +119,12 @@ cudaError_t launch_tcw(const LinearArgs& a);
 // KBIT_TCW_CLUSTER). Set it before the workspace query; it applies to the whole process.
 void tcw_force_plan(int mode);
 // Tests only: force tcw's token tile to mn (32, 64, 128, 192 or 256; the plan then has ceil(M / mn) token
-// tiles) instead of its choice; 0 (the default) chooses, other values are ignored. It combines with any
-// tcw_force_plan mode and applies to the whole process, as that does.
+// tiles, where that fits tcw_kernel's grid) instead of its choice; 0 (the default) chooses, a tile the build
+// lacks (tcw_tile_built) is ignored. It combines with any tcw_force_plan mode and, like that, applies to the
+// whole process and must be set before the workspace query.
 void tcw_force_tile(int mn);
+// Whether this build has tcw's kernels for token tile mn (192 only with KBIT_TCW_TILE192).
+bool tcw_tile_built(int mn);
 // Tests only: tcw's CTAs per SM at M on w: the plan's count (plan); the plan's kernel (tcw_kernel for
 // a per-tile plan, the stream-K kernel for a stream-K one, f16) with the dynamic shared memory it is
 // launched with (smem) with or without LinearArgs::pdl (resident; 0 where the query failed); and what

@@ -18,8 +18,9 @@
 // (KBIT_TCW_MBAR, tcw_common.cuh) tcw_kernel has no barrier per step: thread 0 bulk-copies each
 // stage, counted by a full mbarrier, and refills a stage once every warp has arrived on its empty
 // mbarrier (its wgmma of the step that read it retired).
-// Token tile: M's default (32, 64, 128, 256 tokens), or from M = 65 up half or a quarter of it where
-// the plans' cost model puts that well ahead (tcw_choose_tile, lib/kbit/tcw_sched.h). An SM holds two
+// Token tile: M's default (32, 64, 128, 256 tokens), or from M = 65 up half or a quarter of it, or 192 tokens
+// where the default is 256 and 192 needs no more token tiles (KBIT_TCW_TILE192), where the plans' cost model
+// puts that well ahead (tcw_choose_tile, lib/kbit/tcw_sched.h). An SM holds two
 // CTAs of the 32-token kernels and of the 64-token ones of k = 2, of k = 3 and of k = 4 on the pair table
 // (kTcwMinBlocks, tcw_common.cuh), one of the others; the plan counts what the kernel holds (tcw_slots).
 // Work (tcw_plan; tcw_slots, lib/kbit/tcw_sched.h): per tile -- tcw_kernel on row tiles x token tiles x K
@@ -486,7 +487,8 @@ bool tcw_cluster_plan(int64_t splits, size_t partial_bytes, int force) {
          static_cast<double>(partial_bytes) >= KBIT_TCW_CLUSTER_MINB;
 }
 
-TcwPlan tcw_plan(int64_t M, const TiledView& w) {
+// mid: the 192-token candidate (KBIT_TCW_TILE192); tcw_cluster_slices asks without it (see there).
+TcwPlan tcw_plan(int64_t M, const TiledView& w, bool mid = KBIT_TCW_TILE192 != 0) {
   TcwPlan p;
   p.steps = tcw_steps(w.K);
   p.sched.row_tiles = (w.N + kTcwRows - 1) / kTcwRows;
@@ -499,9 +501,10 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w) {
                      part_force, tcw_whole_runs(mn, w.bits, p.steps));
   };
   // The token tile (lib/kbit/tcw_sched.h): M's default, or a smaller one where the cost model puts it
-  // well ahead. The forced plans (tests) keep the default tile.
-  p.mn = force != 0 ? tcw_default_tile(M) : tcw_choose_tile(M, w.N, w.bits, sms, slots_at, KBIT_TCW_TILE192 != 0);
-  if (const int ft = g_tcw_force_tile.load(std::memory_order_relaxed); ft != 0) p.mn = ft;
+  // well ahead. The forced plans (tests) keep the default tile; tcw_force_tile (tests) sets any built tile.
+  p.mn = force != 0 ? tcw_default_tile(M) : tcw_choose_tile(M, w.N, w.bits, sms, slots_at, mid);
+  if (const int ft = g_tcw_force_tile.load(std::memory_order_relaxed); ft != 0 && (M + ft - 1) / ft <= kTcwMaxTokenTiles)
+    p.mn = ft;
   p.tok_tiles = (M + p.mn - 1) / p.mn;
   const int64_t tiles = p.sched.row_tiles * p.tok_tiles;
   p.permuted_bytes = (static_cast<size_t>(p.tok_tiles) * p.steps * p.mn * kTileBytesPerToken + 255) / 256 * 256;
@@ -764,14 +767,20 @@ bool tcw_available() {
 
 void tcw_force_plan(int mode) { g_tcw_force_plan.store(mode, std::memory_order_relaxed); }
 
-void tcw_force_tile(int mn) {
-  const bool ok = mn == 0 || mn == 32 || mn == 64 || mn == 128 || mn == 256 || (KBIT_TCW_TILE192 && mn == 192);
-  g_tcw_force_tile.store(ok ? mn : 0, std::memory_order_relaxed);
+bool tcw_tile_built(int mn) {
+  return mn == 32 || mn == 64 || mn == 128 || mn == 256 || (KBIT_TCW_TILE192 && mn == 192);
 }
+
+void tcw_force_tile(int mn) { g_tcw_force_tile.store(tcw_tile_built(mn) ? mn : 0, std::memory_order_relaxed); }
 
 bool tcw_cluster_slices(int64_t M, const TiledView& w, Act act, bool pdl) {
   if (!tcw_available() || M < 1 || M > kTcwMaxM) return false;
-  const TcwPlan p = tcw_plan(M, w);
+  // The plan without the 192-token tile: the dispatch rule that asks (choose_kernel, api.cu) was measured on those
+  // plans (bench/results/2026-11-27-h100-cldisp), and the tile moves some shapes' plans into or out of cluster
+  // slices (Qwen3 q_proj at M = 158..160, k = 2, 3, out, where tcw's 192-token plan measured 1.10-1.14x faster
+  // than the 128-token cluster plan: bench/results/2026-11-28-h100-tile192). Where the rule takes tcw, the launch
+  // plans with the tile.
+  const TcwPlan p = tcw_plan(M, w, false);
   if (!p.cluster) return false;
   return with_variant(p.mn, w.bits, p.pairs, false, [&](auto kb, auto tile, auto pr) {
     constexpr int KB = decltype(kb)::value, MN = decltype(tile)::value;

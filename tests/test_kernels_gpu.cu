@@ -324,29 +324,45 @@ TEST_CASE("gpu: tcw's 192-token tile equals the CPU reference bit for bit in eve
   // clusters; M = 160 and 192 (one token tile, partly and wholly filled), 257 and 383 (two, the second nearly
   // empty and nearly full), 600 (four), with the N and K tails of {130, 2080}.
   if (!gpu::tcw_supported()) return;
+  if (!gpu::detail::tcw_tile_built(192)) {
+    MESSAGE("built with KBIT_TCW_TILE192=0: no 192-token tile to check");
+    return;
+  }
   TiledView w;
   w.bits = 4;
   w.half_cb = true;
   w.N = 2048;
   w.K = 5120;
-  if (gpu::detail::device_sm_count() == 132) {
+  const bool h100 = gpu::detail::device_sm_count() == 132;
+  if (h100) {
     CHECK(gpu::detail::tcw_occupancy(288, w, false).mn == 192);
     CHECK(gpu::detail::tcw_occupancy(256, w, false).mn != 192);  // two 192-token tiles against one (it takes 128)
+    CHECK(gpu::detail::tcw_occupancy(640, w, false).mn != 192);  // four against three: not a candidate
   }
+  struct Unforce {  // the next tests plan freely even if a check below throws
+    ~Unforce() {
+      gpu::detail::tcw_force_plan(0);
+      gpu::detail::tcw_force_tile(0);
+    }
+  } unforce;
   CublasHandle cublas;
   gpu::detail::tcw_force_tile(192);
+  w.N = 130;
+  w.K = 2080;
   for (int mode : {1, 2, 4, 5}) {
     if (mode == 5 && !gpu::detail::device_has_clusters()) continue;
     gpu::detail::tcw_force_plan(mode);
-    w.N = 130;
-    w.K = 2080;
-    CHECK(gpu::detail::tcw_occupancy(257, w, false).mn == 192);
+    // the plan form each mode forces, at the tile: per tile, stream-K, whole runs (on the stream-K kernel), and
+    // 8 slices as one cluster per tile (where those fit: as on the H100)
+    const gpu::detail::TcwOccupancy o = gpu::detail::tcw_occupancy(257, w, false);
+    CAPTURE(mode);
+    CHECK(o.mn == 192);
+    CHECK(o.stream_k == (mode == 2 || mode == 4));
+    if (mode != 5 || h100) CHECK(o.cluster == (mode == 5));
     const std::string label = "192-token tile, plan " + std::to_string(mode) + ": ";
     check_dense_exact({{gpu::Kernel::tcw, cublas.h}}, {{130, 2080}, {384, 1024}},
                       {160, 192, 257, 383, 600}, 113 + 10 * static_cast<uint64_t>(mode), label.c_str());
   }
-  gpu::detail::tcw_force_plan(0);
-  gpu::detail::tcw_force_tile(0);
 }
 
 TEST_CASE("gpu: tcw's plan takes whole-tile runs at k >= 4 on >= 16 steps only") {

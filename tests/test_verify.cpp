@@ -421,6 +421,12 @@ TEST_CASE("plan: --m replaces the sweep's M and MoE tokens, and a bad list is re
   CHECK_THROWS_WITH_AS(parse_m_list("160,2x"), doctest::Contains("\"2x\""), Error);
   CHECK_THROWS_WITH_AS(parse_m_list("-1"), doctest::Contains("\"-1\""), Error);
   CHECK_THROWS_AS(parse_m_list(""), Error);
+  CHECK_THROWS_WITH_AS(parse_m_list("160,288,"), doctest::Contains("\"\""), Error);  // a trailing comma
+  CHECK_THROWS_WITH_AS(parse_m_list(",160"), doctest::Contains("\"\""), Error);
+  CHECK_THROWS_WITH_AS(parse_m_list("160, 288"), doctest::Contains("\" 288\""), Error);
+  CHECK_THROWS_WITH_AS(parse_m_list("160,288,160"), doctest::Contains("listed twice"), Error);
+  CHECK_THROWS_AS(parse_m_list("1048577"), Error);
+  CHECK(parse_m_list("1048576") == std::vector<int64_t>{1048576});
   PlanOptions opt;
   opt.full = true;
   opt.kernels = {"dense.tcw", "moe.grouped_tcw"};

@@ -133,16 +133,20 @@ CaseSpec parse_case_name(const std::string& name) {
 
 std::vector<int64_t> parse_m_list(const std::string& text) {
   std::vector<int64_t> out;
-  std::string item;
-  std::istringstream in(text);
-  while (std::getline(in, item, ',')) {
+  size_t at = 0;
+  while (true) {  // every item between commas, the empty ones too (a leading, doubled or trailing comma)
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
     int64_t v = -1;
     const auto r = std::from_chars(item.data(), item.data() + item.size(), v);
     if (item.empty() || r.ec != std::errc() || r.ptr != item.data() + item.size() || v < 0 || v > (int64_t{1} << 20))
       throw Error("--m '" + text + "': \"" + item + "\" is not an M in 0..1048576 (expected e.g. 160,288,384)");
+    if (std::find(out.begin(), out.end(), v) != out.end())
+      throw Error("--m '" + text + "': " + item + " is listed twice (each M is one set of cases)");
     out.push_back(v);
+    if (comma == text.size()) break;
+    at = comma + 1;
   }
-  if (out.empty()) throw Error("--m '" + text + "': no M given (expected e.g. 160,288,384)");
   return out;
 }
 

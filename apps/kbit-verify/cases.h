@@ -57,8 +57,8 @@ struct PlanOptions {
   std::vector<int64_t> m;            // dense M and MoE tokens instead of m_list / tokens_list; empty: those
 };
 
-// --m's list: comma-separated integers (M >= 0, at most 2^20), in the order given; throws kbit::Error naming the
-// bad item.
+// --m's list: comma-separated integers (M >= 0, at most 2^20), each once, no spaces, in the order given; throws
+// kbit::Error naming the bad item (an empty one too: a leading, doubled or trailing comma).
 std::vector<int64_t> parse_m_list(const std::string& text);
 
 std::vector<int64_t> m_list(bool full);       // dense M

@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   auto* q = app.add_flag("--quick", quick, "the quick sweep (default; about a minute on an H100)");
   app.add_flag("--full", full, "everything: all shapes, every (k, dtype) to M = 128, larger M")->excludes(q);
   app.add_option("--filter", filter, "ECMAScript regex searched in case names");
-  app.add_option("--m", m_arg,
+  auto* m_opt = app.add_option("--m", m_arg,
                  "comma list: the sweep's dense M and MoE tokens instead of its own (e.g. 160,288,384; each shape "
                  "then takes one (k, dtype) per M in rotation, every one at M = 1 and 4 (MoE: 1 token) with --full)");
   app.add_option("--kernels", kernels,
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
                  "I/N: run only every N-th case starting at I (0 <= I < N), so N processes can split a sweep");
   app.add_option("--range", range,
                  "A:B: then run only positions A..B-1 of the (sharded) list, to resume a run cut by a time limit");
-  app.add_option("--case", case_arg, "rerun one case: a repro file or a case name (with --seed)");
+  app.add_option("--case", case_arg, "rerun one case: a repro file or a case name (with --seed)")->excludes(m_opt);
   app.add_option("--json", json_path, "write every case and the summary as JSON");
   app.add_option("--repro-dir", repro_dir, "one repro file per failed case")->capture_default_str();
   app.add_option("--threads", threads, "CPU threads for references and comparisons (0: all)")->capture_default_str();
@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
       opt.seed = seed;
       opt.filter = filter;
       opt.kernels = split_list(kernels);
-      if (!m_arg.empty()) opt.m = parse_m_list(m_arg);
+      if (app.count("--m") > 0) opt.m = parse_m_list(m_arg);
       cases = plan_cases(cat, opt);
     }
     cases = select_cases(std::move(cases), shard, range);

@@ -99,7 +99,8 @@ def choose(M, N, K, bits, two64=True, c64_two=C64_TWO, mid=True):
         return cm * p['mk'] + b * p['pb'] / 1e6
     best, c0 = top, cost(top)
     cb = c0
-    cands = ([192] if mid and top == 256 else []) + [m for m in (top // 2, top // 4) if m >= 64]
+    mid192 = mid and top == 256 and -(-M // 192) == -(-M // 256)  # no more token tiles than 256 (tcw_choose_tile)
+    cands = ([192] if mid192 else []) + [m for m in (top // 2, top // 4) if m >= 64]
     for mn in cands:
         if cost(mn) <= 0.92 * c0 and cost(mn) < cb:
             best, cb = mn, cost(mn)

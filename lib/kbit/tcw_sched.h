@@ -198,8 +198,9 @@ inline constexpr int64_t kTcwMaxTokenTiles = 65535;  // tcw_kernel's grid y (kTc
 // then faster or within 2% (geomean 1.065x at k = 2 and 4 over M = 128..1024), where choosing by the bare
 // minimum moved some rows that lost up to 16% (Llama-3-70B mlp.down at M = 384 to a stream-K plan at 128
 // tokens).
-// `mid`: a 192-token tile is a candidate too where the default is 256 (KBIT_TCW_TILE192, kernels/tcw_common.cuh),
-// by the same rule.
+// `mid`: a 192-token tile is a candidate too where the default is 256 and it needs no more token tiles than 256
+// (M = 129..192, 257..384, 513..576, ...; KBIT_TCW_TILE192, kernels/tcw_common.cuh), by the same rule. Where it
+// would need more, the halfway step price can still put it ahead, but such plans were not measured.
 template <class SlotsAt>
 int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at, bool mid = false) {
   const int mn0 = tcw_default_tile(M);
@@ -215,7 +216,7 @@ int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at,
       cb = c;
     }
   };
-  if (mid && mn0 == 256 && (M + 191) / 192 <= kTcwMaxTokenTiles) consider(192);
+  if (mid && mn0 == 256 && (M + 191) / 192 == (M + 255) / 256 && (M + 191) / 192 <= kTcwMaxTokenTiles) consider(192);
   for (int mn = mn0 / 2; mn >= 64 && mn >= mn0 / 4; mn /= 2) {
     if ((M + mn - 1) / mn > kTcwMaxTokenTiles) break;
     consider(mn);
