@@ -600,12 +600,18 @@ int tcw_launch_size(bool pdl, int ctas_per_sm) {
   const int pad = pdl && ctas_per_sm >= 1 && ctas_per_sm <= kTcwMaxPadCtas ? pads.pad[ctas_per_sm] : 0;
   return pad > 0 ? pad : tcw_smem_bytes<MN, PR>();
 }
+// The dynamic shared memory cap of the plan's main kernel (and of its cluster form, SK = false): its size
+// and every pad.
+template <Act ACT, int KB, int MN, bool PR, bool SK>
+int tcw_smem_cap() {
+  return std::max(tcw_smem_bytes<MN, PR>(), tcw_pads<ACT, KB, MN, PR, SK>().cap);
+}
 // tcw_launch_size, and the main kernel's cap set.
 template <Act ACT, int KB, int MN, bool PR, bool SK>
 cudaError_t tcw_launch_bytes(bool pdl, int ctas_per_sm, int& launch_bytes) {
   launch_bytes = tcw_launch_size<ACT, KB, MN, PR, SK>(pdl, ctas_per_sm);
   return cudaFuncSetAttribute(tcw_main_kernel<ACT, KB, MN, PR, SK>(), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              std::max(tcw_smem_bytes<MN, PR>(), tcw_pads<ACT, KB, MN, PR, SK>().cap));
+                              tcw_smem_cap<ACT, KB, MN, PR, SK>());
 }
 
 // Whether launch_t launches a plan's kernels with LinearArgs::pdl (comment there): at every M where the
@@ -636,8 +642,7 @@ bool tcw_cluster_runs(const TcwPlan& p, int bytes) {
     auto kern = tcw_kernel<ACT, KB, MN, PR, true>;
     int n = 0;
     bool ok = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   std::max(tcw_smem_bytes<MN, PR>(), tcw_pads<ACT, KB, MN, PR, false>().cap)) ==
-              cudaSuccess;
+                                   tcw_smem_cap<ACT, KB, MN, PR, false>()) == cudaSuccess;
     if (ok) {
       cudaLaunchConfig_t cfg = {};
       cfg.gridDim = dim3(static_cast<unsigned>(p.sched.row_tiles), static_cast<unsigned>(p.tok_tiles),
