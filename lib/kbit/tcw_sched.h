@@ -169,8 +169,12 @@ inline double tcw_plan_cost(int mn, int bits, const TcwPartition& part, int sms,
                             double partial_bytes) {
   static constexpr double c2[3] = {1.27, 1.09, 1.64}, c4[3] = {0.92, 1.12, 1.70}, c4_two64 = 1.48;
   const int i = mn <= 64 ? 0 : mn <= 128 ? 1 : 2;
-  double c = bits <= 3 ? c2[i] : i == 0 && ctas_per_sm >= 2 ? c4_two64 : c4[i];
-  if (mn == 192) c = bits <= 3 ? (c2[1] + c2[2]) / 2 : (c4[1] + c4[2]) / 2;  // not fitted: halfway from 128 to 256
+  const double* cf = bits <= 3 ? c2 : c4;
+  double c = cf[i];
+  if (mn == 192)
+    c = (cf[1] + cf[2]) / 2;  // not fitted: halfway from 128 to 256
+  else if (bits >= 4 && i == 0 && ctas_per_sm >= 2)
+    c = c4_two64;
   const double b = bits <= 3 ? 0.62 : 0.48;
   const int64_t slots = static_cast<int64_t>(sms) * ctas_per_sm;
   const int64_t waves = part.splits > 0 ? (part.ctas + slots - 1) / slots : 1;
@@ -216,7 +220,7 @@ int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at,
       cb = c;
     }
   };
-  if (mid && mn0 == 256 && (M + 191) / 192 == (M + 255) / 256 && (M + 191) / 192 <= kTcwMaxTokenTiles) consider(192);
+  if (mid && mn0 == 256 && (M + 191) / 192 == (M + 255) / 256) consider(192);  // (as many token tiles as the default)
   for (int mn = mn0 / 2; mn >= 64 && mn >= mn0 / 4; mn /= 2) {
     if ((M + mn - 1) / mn > kTcwMaxTokenTiles) break;
     consider(mn);
