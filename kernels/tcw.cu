@@ -438,8 +438,14 @@ R with_variant(int mn, int bits, bool pairs, R otherwise, F&& f) {
       case 32: return f(kb, std::integral_constant<int, 32>{}, pr);
       case 64: return f(kb, std::integral_constant<int, 64>{}, pr);
       case 128: return f(kb, std::integral_constant<int, 128>{}, pr);
+#if KBIT_TCW_TILE160
+      case 160: return f(kb, std::integral_constant<int, 160>{}, pr);
+#endif
 #if KBIT_TCW_TILE192
       case 192: return f(kb, std::integral_constant<int, 192>{}, pr);
+#endif
+#if KBIT_TCW_TILE224
+      case 224: return f(kb, std::integral_constant<int, 224>{}, pr);
 #endif
       default: return f(kb, std::integral_constant<int, 256>{}, pr);
     }
@@ -487,8 +493,8 @@ bool tcw_cluster_plan(int64_t splits, size_t partial_bytes, int force) {
          static_cast<double>(partial_bytes) >= KBIT_TCW_CLUSTER_MINB;
 }
 
-// mid: the 192-token candidate (KBIT_TCW_TILE192); tcw_cluster_slices asks without it (see there).
-TcwPlan tcw_plan(int64_t M, const TiledView& w, bool mid = KBIT_TCW_TILE192 != 0) {
+// mid: the candidates between 128 and 256 tokens (kTcwMidMask); tcw_cluster_slices asks without them (see there).
+TcwPlan tcw_plan(int64_t M, const TiledView& w, unsigned mid = kTcwMidMask) {
   TcwPlan p;
   p.steps = tcw_steps(w.K);
   p.sched.row_tiles = (w.N + kTcwRows - 1) / kTcwRows;
@@ -773,7 +779,8 @@ bool tcw_available() {
 void tcw_force_plan(int mode) { g_tcw_force_plan.store(mode, std::memory_order_relaxed); }
 
 bool tcw_tile_built(int mn) {
-  return mn == 32 || mn == 64 || mn == 128 || mn == 256 || (KBIT_TCW_TILE192 && mn == 192);
+  return mn == 32 || mn == 64 || mn == 128 || mn == 256 || (KBIT_TCW_TILE160 && mn == 160) ||
+         (KBIT_TCW_TILE192 && mn == 192) || (KBIT_TCW_TILE224 && mn == 224);
 }
 
 void tcw_force_tile(int mn) { g_tcw_force_tile.store(tcw_tile_built(mn) ? mn : 0, std::memory_order_relaxed); }
@@ -785,7 +792,7 @@ bool tcw_cluster_slices(int64_t M, const TiledView& w, Act act, bool pdl) {
   // slices (Qwen3 q_proj at M = 158..160, k = 2, 3, out, where tcw's 192-token plan measured 1.10-1.14x faster
   // than the 128-token cluster plan: bench/results/2026-11-28-h100-tile192). Where the rule takes tcw, the launch
   // plans with the tile.
-  const TcwPlan p = tcw_plan(M, w, false);
+  const TcwPlan p = tcw_plan(M, w, 0u);
   if (!p.cluster) return false;
   return with_variant(p.mn, w.bits, p.pairs, false, [&](auto kb, auto tile, auto pr) {
     constexpr int KB = decltype(kb)::value, MN = decltype(tile)::value;

@@ -105,6 +105,15 @@ constexpr bool kTcwEarlyFetch = kTcwPdlMain<MN, KB> && !(MN == 256 && ((KBIT_TCW
 #ifndef KBIT_TCW_TILE192
 #define KBIT_TCW_TILE192 1
 #endif
+// KBIT_TCW_TILE160, KBIT_TCW_TILE224 (experiment knobs, default 0): 160- and 224-token tiles too, by the same rule
+// (tcw_choose_tile's `mid` bits 0 and 2), their steps priced linearly between the 128- and 256-token costs.
+#ifndef KBIT_TCW_TILE160
+#define KBIT_TCW_TILE160 0
+#endif
+#ifndef KBIT_TCW_TILE224
+#define KBIT_TCW_TILE224 0
+#endif
+constexpr unsigned kTcwMidMask = (KBIT_TCW_TILE160 ? 1u : 0u) | (KBIT_TCW_TILE192 ? 2u : 0u) | (KBIT_TCW_TILE224 ? 4u : 0u);
 constexpr int kTcwMaxCluster = 8;  // the portable cluster size: the CL kernel sums at most this many slices
 static_assert(KBIT_TCW_CLUSTER >= 0 && KBIT_TCW_CLUSTER <= kTcwMaxCluster, "KBIT_TCW_CLUSTER: 0 or 2..8");
 // The row stride, in floats, of the accumulator tile the slices of a cluster exchange: 132 puts the four

@@ -3,7 +3,7 @@
 shared-memory descriptor, fp32 accumulators (the operand lists are too long to write by hand).
 Run from the project root: python3 scripts/gen_wgmma.py > kernels/wgmma_rs.cuh"""
 
-NS = [32, 64, 128, 192, 256]  # the token tiles tcw instantiates (lib/kbit/tcw_sched.h: tcw_default_tile, tcw_choose_tile)
+NS = [32, 64, 128, 160, 192, 224, 256]  # the token tiles tcw instantiates (lib/kbit/tcw_sched.h: tcw_default_tile, tcw_choose_tile)
 
 
 def body(n, ab):

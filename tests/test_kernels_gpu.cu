@@ -346,22 +346,27 @@ TEST_CASE("gpu: tcw's 192-token tile equals the CPU reference bit for bit in eve
     }
   } unforce;
   CublasHandle cublas;
-  gpu::detail::tcw_force_tile(192);
   w.N = 130;
   w.K = 2080;
-  for (int mode : {1, 2, 4, 5}) {
-    if (mode == 5 && !gpu::detail::device_has_clusters()) continue;
-    gpu::detail::tcw_force_plan(mode);
-    // the plan form each mode forces, at the tile: per tile, stream-K, whole runs (on the stream-K kernel), and
-    // 8 slices as one cluster per tile (where those fit: as on the H100)
-    const gpu::detail::TcwOccupancy o = gpu::detail::tcw_occupancy(257, w, false);
-    CAPTURE(mode);
-    CHECK(o.mn == 192);
-    CHECK(o.stream_k == (mode == 2 || mode == 4));
-    if (mode != 5 || h100) CHECK(o.cluster == (mode == 5));
-    const std::string label = "192-token tile, plan " + std::to_string(mode) + ": ";
-    check_dense_exact({{gpu::Kernel::tcw, cublas.h}}, {{130, 2080}, {384, 1024}},
-                      {160, 192, 257, 383, 600}, 113 + 10 * static_cast<uint64_t>(mode), label.c_str());
+  // and the 160- and 224-token tiles where the build has them (KBIT_TCW_TILE160, KBIT_TCW_TILE224), the same way
+  for (int mn : {192, 160, 224}) {
+    if (!gpu::detail::tcw_tile_built(mn)) continue;
+    gpu::detail::tcw_force_tile(mn);
+    for (int mode : {1, 2, 4, 5}) {
+      if (mode == 5 && !gpu::detail::device_has_clusters()) continue;
+      gpu::detail::tcw_force_plan(mode);
+      // the plan form each mode forces, at the tile: per tile, stream-K, whole runs (on the stream-K kernel), and
+      // 8 slices as one cluster per tile (where those fit: as on the H100)
+      const gpu::detail::TcwOccupancy o = gpu::detail::tcw_occupancy(257, w, false);
+      CAPTURE(mn);
+      CAPTURE(mode);
+      CHECK(o.mn == mn);
+      CHECK(o.stream_k == (mode == 2 || mode == 4));
+      if (mode != 5 || h100) CHECK(o.cluster == (mode == 5));
+      const std::string label = std::to_string(mn) + "-token tile, plan " + std::to_string(mode) + ": ";
+      check_dense_exact({{gpu::Kernel::tcw, cublas.h}}, {{130, 2080}, {384, 1024}}, {160, 192, 257, 383, 600},
+                        113 + 10 * static_cast<uint64_t>(mode) + static_cast<uint64_t>(mn - 192), label.c_str());
+    }
   }
 }
 

@@ -326,7 +326,7 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles (192 tokens with 
   // rows of bench/results/2026-11-28-h100-tile192 (k = 4, tcw_pdl, us at 256 / 192 tokens):
   auto pick_mid = [&](int64_t m, int64_t n, int64_t k, int b) {
     M = m, N = n, steps = (k + 127) / 128, bits = b;
-    return kbit::tcw_choose_tile(M, N, bits, 132, slots_at, true);
+    return kbit::tcw_choose_tile(M, N, bits, 132, slots_at, 2u);  // 192 tokens
   };
   CHECK(pick_mid(288, 2048, 5120, 4) == 192);   // GLM o_proj: 23.85 / 21.45
   CHECK(pick_mid(576, 4096, 4096, 4) == 192);   // Llama-3-8B q_proj: 56.38 / 48.73
@@ -336,6 +336,17 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles (192 tokens with 
   CHECK(pick_mid(128, 2048, 5120, 4) == 128);   // not below M = 129 (the default is 128 there)
   CHECK(pick(288, 2048, 5120, 4) != 192);       // without `mid`, never
   CHECK(pick_mid(512, 5120, 768, 4) != 192);     // GLM q_b_proj: three 192-token tiles against two (not measured)
+  // 160 and 224 tokens (`mid` bits 0 and 2, branch knobs KBIT_TCW_TILE160 / 224): the least tile of as many token
+  // tiles, by the linear step cost (not measured yet)
+  auto pick_w = [&](int64_t m, int64_t n, int64_t k, int b, unsigned mid) {
+    M = m, N = n, steps = (k + 127) / 128, bits = b;
+    return kbit::tcw_choose_tile(M, N, bits, 132, slots_at, mid);
+  };
+  CHECK(pick_w(288, 2048, 5120, 4, 3u) == 160);  // two tiles of 160 against two of 192
+  CHECK(pick_w(416, 8192, 8192, 4, 6u) == 224);  // Llama-3-70B q_proj: two of 224 against two of 256
+  CHECK(pick_w(416, 8192, 8192, 4, 2u) != 192);  // three of 192: not a candidate
+  CHECK(pick_w(416, 2048, 5120, 4, 6u) == 256);  // GLM o_proj: the 13.6 MB of partials keep it within 8%
+  CHECK(pick_w(160, 2048, 5120, 4, 7u) == 160);
   // never below 64 tokens or a quarter of the default; the default at M <= 64; and a smaller tile only
   // where its modelled cost is <= 92% of the default's (192 only with `mid`, where the default is 256)
   for (int b : {2, 3, 4, 5})

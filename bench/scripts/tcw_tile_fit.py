@@ -80,14 +80,15 @@ def plan(M, N, K, bits, mn, two64=True):
 # where the plan counts two CTAs per SM.
 C = {2: ({64: 1.27, 128: 1.09, 256: 1.64}, 0.62), 4: ({64: 0.92, 128: 1.12, 256: 1.70}, 0.48)}
 for _c, _b in C.values():
-    _c[192] = (_c[128] + _c[256]) / 2  # tcw_plan_cost's 192-token step: not fitted, halfway
+    for _mn in (160, 192, 224):  # tcw_plan_cost's steps between 128 and 256 tokens: not fitted, linear (192 halfway)
+        _c[_mn] = _c[128] + (_c[256] - _c[128]) * (_mn - 128) / 128
 C64_TWO = 1.48
 
 
 def choose(M, N, K, bits, two64=True, c64_two=C64_TWO, mid=True):
     # c64_two: the k >= 4 64-token step at two CTAs per SM (None: c(64), as before that was priced)
     # mid: the 192-token candidate where the default is 256 (KBIT_TCW_TILE192, on since
-    # bench/results/2026-11-28-h100-tile192; False for records before it)
+    # bench/results/2026-11-28-h100-tile192; False for records before it), or a tuple of such widths (160, 192, 224)
     top = default_tile(M)
     if top < 128:
         return top
@@ -99,8 +100,10 @@ def choose(M, N, K, bits, two64=True, c64_two=C64_TWO, mid=True):
         return cm * p['mk'] + b * p['pb'] / 1e6
     best, c0 = top, cost(top)
     cb = c0
-    mid192 = mid and top == 256 and -(-M // 192) == -(-M // 256)  # no more token tiles than 256 (tcw_choose_tile)
-    cands = ([192] if mid192 else []) + [m for m in (top // 2, top // 4) if m >= 64]
+    mids = (192,) if mid is True else tuple(mid or ())
+    # no more token tiles than 256 (tcw_choose_tile)
+    cands = [m for m in sorted(mids) if top == 256 and -(-M // m) == -(-M // 256)]
+    cands += [m for m in (top // 2, top // 4) if m >= 64]
     for mn in cands:
         if cost(mn) <= 0.92 * c0 and cost(mn) < cb:
             best, cb = mn, cost(mn)

@@ -151,7 +151,7 @@ inline TcwSlots tcw_slots(int64_t M, int64_t N, int64_t steps, int64_t tiles, in
 // holds M, 256 from M = 129 up. tcw_choose_tile may take a smaller one from M = 65 up.
 KBIT_HD constexpr int tcw_default_tile(int64_t M) { return M <= 32 ? 32 : M <= 64 ? 64 : M <= 128 ? 128 : 256; }
 
-// The relative cost of a tcw plan at token tile mn (64, 128, 192 or 256), by which tcw_choose_tile compares
+// The relative cost of a tcw plan at token tile mn (64, 128, 160, 192, 224 or 256), by which tcw_choose_tile compares
 // tiles: c(mn, k) per step of the longest CTA (the waves of CTAs at most sms x ctas_per_sm at a time, times a CTA's
 // steps) plus b(k) per MB of fp32 partials (split-K slices or stream-K's slots of shared tiles). Fitted
 // (least squares, relative error) to tcw over the dense catalogue at M = 128..1024 under 256-, 128- and
@@ -171,8 +171,8 @@ inline double tcw_plan_cost(int mn, int bits, const TcwPartition& part, int sms,
   const int i = mn <= 64 ? 0 : mn <= 128 ? 1 : 2;
   const double* cf = bits <= 3 ? c2 : c4;
   double c = cf[i];
-  if (mn == 192)
-    c = (cf[1] + cf[2]) / 2;  // not fitted: halfway from 128 to 256
+  if (mn > 128 && mn < 256)
+    c = cf[1] + (cf[2] - cf[1]) * (mn - 128) / 128.0;  // not fitted: linear from 128 to 256 tokens (192: halfway)
   else if (bits >= 4 && i == 0 && ctas_per_sm >= 2)
     c = c4_two64;
   const double b = bits <= 3 ? 0.62 : 0.48;
@@ -202,11 +202,13 @@ inline constexpr int64_t kTcwMaxTokenTiles = 65535;  // tcw_kernel's grid y (kTc
 // then faster or within 2% (geomean 1.065x at k = 2 and 4 over M = 128..1024), where choosing by the bare
 // minimum moved some rows that lost up to 16% (Llama-3-70B mlp.down at M = 384 to a stream-K plan at 128
 // tokens).
-// `mid`: a 192-token tile is a candidate too where the default is 256 and it needs no more token tiles than 256
-// (M = 129..192, 257..384, 513..576, ...; KBIT_TCW_TILE192, kernels/tcw_common.cuh), by the same rule. Where it
-// would need more, the halfway step price can still put it ahead, but such plans were not measured.
+// `mid`: the tiles between 128 and 256 tokens that are candidates too where the default is 256 and they need no
+// more token tiles than 256, by the same rule: bit 0 160 tokens (KBIT_TCW_TILE160), bit 1 192 (KBIT_TCW_TILE192,
+// kernels/tcw_common.cuh), bit 2 224 (KBIT_TCW_TILE224). Where one would need more, the interpolated step price
+// can still put it ahead, but such plans were not measured.
+inline constexpr int kTcwMidTiles[3] = {160, 192, 224};
 template <class SlotsAt>
-int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at, bool mid = false) {
+int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at, unsigned mid = 0) {
   const int mn0 = tcw_default_tile(M);
   if (mn0 < 128) return mn0;
   auto cost = [&](int mn) { return tcw_tile_cost(M, N, mn, bits, sms, slots_at(mn)); };
@@ -220,7 +222,10 @@ int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at,
       cb = c;
     }
   };
-  if (mid && mn0 == 256 && (M + 191) / 192 == (M + 255) / 256) consider(192);  // (as many token tiles as the default)
+  for (int j = 0; j < 3; ++j) {  // (as many token tiles as the default)
+    const int t = kTcwMidTiles[j];
+    if ((mid >> j & 1u) && mn0 == 256 && (M + t - 1) / t == (M + 255) / 256) consider(t);
+  }
   for (int mn = mn0 / 2; mn >= 64 && mn >= mn0 / 4; mn /= 2) {
     if ((M + mn - 1) / mn > kTcwMaxTokenTiles) break;
     consider(mn);
