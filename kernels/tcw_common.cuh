@@ -105,13 +105,18 @@ constexpr bool kTcwEarlyFetch = kTcwPdlMain<MN, KB> && !(MN == 256 && ((KBIT_TCW
 #ifndef KBIT_TCW_TILE192
 #define KBIT_TCW_TILE192 1
 #endif
-// KBIT_TCW_TILE160, KBIT_TCW_TILE224 (experiment knobs, default 0): 160- and 224-token tiles too, by the same rule
-// (tcw_choose_tile's `mid` bits 0 and 2), their steps priced linearly between the 128- and 256-token costs.
+// KBIT_TCW_TILE160, KBIT_TCW_TILE224: 1 (the default), 160- and 224-token tiles too, by the same rule
+// (tcw_choose_tile's `mid` bits 0 and 2), each step priced linearly between the fitted 128- and 256-token costs:
+// the least tile of as many token tiles as 256 wins, so 160 takes M = 129..160 and 257..320, 224 some rows at
+// 193..224 and 385..448. H100, tcw_pdl, main / w160 / w224 in one call (bench/results/2026-11-28-h100-
+// tilewidths; the dense shapes but Llama-3-70B's, M = 160..448, k = 2, 4, one rep): the 77 rows whose tile
+// moved to 160 1.07x geomean (0.97-1.12x), the 28 moved from 256 to 224 1.04x (0.96-1.08x), the other rows
+// 1.000x. ptxas: 183-254 registers at 160 and 224 tokens, no spills.
 #ifndef KBIT_TCW_TILE160
-#define KBIT_TCW_TILE160 0
+#define KBIT_TCW_TILE160 1
 #endif
 #ifndef KBIT_TCW_TILE224
-#define KBIT_TCW_TILE224 0
+#define KBIT_TCW_TILE224 1
 #endif
 constexpr unsigned kTcwMidMask = (KBIT_TCW_TILE160 ? 1u : 0u) | (KBIT_TCW_TILE192 ? 2u : 0u) | (KBIT_TCW_TILE224 ? 4u : 0u);
 constexpr int kTcwMaxCluster = 8;  // the portable cluster size: the CL kernel sums at most this many slices

@@ -317,15 +317,17 @@ TEST_CASE("gpu: tcw's K slices as clusters equal the CPU reference bit for bit")
   gpu::detail::tcw_force_plan(0);
 }
 
-TEST_CASE("gpu: tcw's 192-token tile equals the CPU reference bit for bit in every plan form") {
-  // KBIT_TCW_TILE192: tcw_choose_tile takes 192 tokens where they need no more token tiles than 256 (GLM o_proj
-  // at M = 288 on 132 SMs; not at M = 256, where it needs two). The tile forced here on small shapes under each
+TEST_CASE("gpu: tcw's 160-, 192- and 224-token tiles equal the CPU reference bit for bit in every plan form") {
+  // KBIT_TCW_TILE160 / 192 / 224: tcw_choose_tile takes the least of them that needs no more token tiles than 256
+  // (GLM o_proj at M = 288 on 132 SMs: 160, or 192 in builds without 160; not at M = 256, where either needs two).
+  // Each tile forced here on small shapes under each
   // plan form: per tile (K split, tcw_reduce_kernel), stream-K with its fixup, whole-tile runs, and K slices as
   // clusters; M = 160 and 192 (one token tile, partly and wholly filled), 257 and 383 (two, the second nearly
   // empty and nearly full), 600 (four), with the N and K tails of {130, 2080}.
   if (!gpu::tcw_supported()) return;
-  if (!gpu::detail::tcw_tile_built(192)) {
-    MESSAGE("built with KBIT_TCW_TILE192=0: no 192-token tile to check");
+  const bool t160 = gpu::detail::tcw_tile_built(160), t192 = gpu::detail::tcw_tile_built(192);
+  if (!t160 && !t192 && !gpu::detail::tcw_tile_built(224)) {
+    MESSAGE("built with KBIT_TCW_TILE160, 192 and 224 all 0: no tile between 128 and 256 tokens to check");
     return;
   }
   TiledView w;
@@ -334,10 +336,12 @@ TEST_CASE("gpu: tcw's 192-token tile equals the CPU reference bit for bit in eve
   w.N = 2048;
   w.K = 5120;
   const bool h100 = gpu::detail::device_sm_count() == 132;
-  if (h100) {
-    CHECK(gpu::detail::tcw_occupancy(288, w, false).mn == 192);
-    CHECK(gpu::detail::tcw_occupancy(256, w, false).mn != 192);  // two 192-token tiles against one (it takes 128)
-    CHECK(gpu::detail::tcw_occupancy(640, w, false).mn != 192);  // four against three: not a candidate
+  if (h100 && (t160 || t192)) {
+    CHECK(gpu::detail::tcw_occupancy(288, w, false).mn == (t160 ? 160 : 192));
+    const int at256 = gpu::detail::tcw_occupancy(256, w, false).mn;  // two 160- or 192-token tiles against one
+    CHECK((at256 != 160 && at256 != 192));                           // (it takes 128)
+    const int at640 = gpu::detail::tcw_occupancy(640, w, false).mn;  // four or five against three: no candidate
+    CHECK((at640 != 160 && at640 != 192));
   }
   struct Unforce {  // the next tests plan freely even if a check below throws
     ~Unforce() {
@@ -348,9 +352,11 @@ TEST_CASE("gpu: tcw's 192-token tile equals the CPU reference bit for bit in eve
   CublasHandle cublas;
   w.N = 130;
   w.K = 2080;
-  // and the 160- and 224-token tiles where the build has them (KBIT_TCW_TILE160, KBIT_TCW_TILE224), the same way
+  // Each tile the build has; KBIT_TEST_TCW_TILES (e.g. "160,224") runs only those listed (a sanitizer's time).
+  const char* only = std::getenv("KBIT_TEST_TCW_TILES");
   for (int mn : {192, 160, 224}) {
     if (!gpu::detail::tcw_tile_built(mn)) continue;
+    if (only && std::string(only).find(std::to_string(mn)) == std::string::npos) continue;
     gpu::detail::tcw_force_tile(mn);
     for (int mode : {1, 2, 4, 5}) {
       if (mode == 5 && !gpu::detail::device_has_clusters()) continue;

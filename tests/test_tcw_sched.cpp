@@ -336,14 +336,14 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles (192 tokens with 
   CHECK(pick_mid(128, 2048, 5120, 4) == 128);   // not below M = 129 (the default is 128 there)
   CHECK(pick(288, 2048, 5120, 4) != 192);       // without `mid`, never
   CHECK(pick_mid(512, 5120, 768, 4) != 192);     // GLM q_b_proj: three 192-token tiles against two (not measured)
-  // 160 and 224 tokens (`mid` bits 0 and 2, branch knobs KBIT_TCW_TILE160 / 224): the least tile of as many token
-  // tiles, by the linear step cost (not measured yet)
+  // 160 and 224 tokens (`mid` bits 0 and 2, KBIT_TCW_TILE160 / 224): the least tile of as many token tiles, by the
+  // linear step cost; rows of bench/results/2026-11-28-h100-tilewidths (tcw_pdl, us at the tile without / with them)
   auto pick_w = [&](int64_t m, int64_t n, int64_t k, int b, unsigned mid) {
     M = m, N = n, steps = (k + 127) / 128, bits = b;
     return kbit::tcw_choose_tile(M, N, bits, 132, slots_at, mid);
   };
-  CHECK(pick_w(288, 2048, 5120, 4, 3u) == 160);  // two tiles of 160 against two of 192
-  CHECK(pick_w(416, 8192, 8192, 4, 6u) == 224);  // Llama-3-70B q_proj: two of 224 against two of 256
+  CHECK(pick_w(288, 2048, 5120, 4, 3u) == 160);  // GLM o_proj: two tiles of 160 against two of 192
+  CHECK(pick_w(416, 8192, 8192, 4, 6u) == 224);  // Llama-3-70B q_proj: two of 224 against two of 256 (not measured)
   CHECK(pick_w(416, 8192, 8192, 4, 2u) != 192);  // three of 192: not a candidate
   CHECK(pick_w(416, 2048, 5120, 4, 6u) == 256);  // GLM o_proj: the 13.6 MB of partials keep it within 8%
   CHECK(pick_w(160, 2048, 5120, 4, 7u) == 160);
@@ -354,11 +354,14 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles (192 tokens with 
       for (int64_t n : {64, 512, 2048, 5120, 8960, 57344})
         for (int64_t k : {512, 2048, 8192}) {
           const int d = kbit::tcw_default_tile(m);
-          for (bool mid : {false, true}) {
-            const int mn = mid ? pick_mid(m, n, k, b) : pick(m, n, k, b);
+          for (unsigned mid : {0u, 2u, 7u}) {
+            const int mn = pick_w(m, n, k, b, mid);
             INFO("M ", m, " N ", n, " K ", k, " bits ", b, " mid ", mid, " tile ", mn);
             CHECK((mn == d || (d >= 128 && mn >= 64 && mn >= d / 4 && mn < d)));
-            CHECK((mn != 192 || (mid && d == 256 && (m + 191) / 192 == (m + 255) / 256)));
+            for (int j = 0; j < 3; ++j) {  // a tile between 128 and 256 only where `mid` has it, as few token tiles
+              const int t = kbit::kTcwMidTiles[j];
+              CHECK((mn != t || ((mid >> j & 1u) && d == 256 && (m + t - 1) / t == (m + 255) / 256)));
+            }
             if (mn != d) {
               auto cost = [&](int t) { return kbit::tcw_tile_cost(m, n, t, b, 132, slots_at(t)); };
               CHECK(cost(mn) <= 0.92 * cost(d));

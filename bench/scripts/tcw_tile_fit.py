@@ -85,10 +85,14 @@ for _c, _b in C.values():
 C64_TWO = 1.48
 
 
-def choose(M, N, K, bits, two64=True, c64_two=C64_TWO, mid=True):
+MID_MAIN = (160, 192, 224)  # main's tiles between 128 and 256 tokens since bench/results/2026-11-28-h100-tilewidths
+
+
+def choose(M, N, K, bits, two64=True, c64_two=C64_TWO, mid=MID_MAIN):
     # c64_two: the k >= 4 64-token step at two CTAs per SM (None: c(64), as before that was priced)
-    # mid: the 192-token candidate where the default is 256 (KBIT_TCW_TILE192, on since
-    # bench/results/2026-11-28-h100-tile192; False for records before it), or a tuple of such widths (160, 192, 224)
+    # mid: the candidates between 128 and 256 tokens where the default is 256, a tuple of widths: MID_MAIN (main's
+    # since -tilewidths), True for 192 alone (KBIT_TCW_TILE192, main's from bench/results/2026-11-28-h100-tile192),
+    # False for none (records before it)
     top = default_tile(M)
     if top < 128:
         return top

@@ -204,8 +204,9 @@ inline constexpr int64_t kTcwMaxTokenTiles = 65535;  // tcw_kernel's grid y (kTc
 // tokens).
 // `mid`: the tiles between 128 and 256 tokens that are candidates too where the default is 256 and they need no
 // more token tiles than 256, by the same rule: bit 0 160 tokens (KBIT_TCW_TILE160), bit 1 192 (KBIT_TCW_TILE192,
-// kernels/tcw_common.cuh), bit 2 224 (KBIT_TCW_TILE224). Where one would need more, the interpolated step price
-// can still put it ahead, but such plans were not measured.
+// kernels/tcw_common.cuh), bit 2 224 (KBIT_TCW_TILE224); all three on by default (bench/results/2026-11-28-h100-
+// tile192, -tilewidths). Where one would need more, the interpolated step price can still put it ahead, but such
+// plans were not measured.
 inline constexpr int kTcwMidTiles[3] = {160, 192, 224};
 template <class SlotsAt>
 int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at, unsigned mid = 0) {
