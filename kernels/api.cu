@@ -464,12 +464,33 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     //   352..448, 1.00-1.02x at 320, 0.94-0.98x at 288 (at 512 0.93-1.06x, -late3san).
     // At k = 5 the rows were mixed (0.83-1.15x). At M = 1024 the small shapes stay far behind (0.65-0.90x)
     // and the rules below stand.
-    if (pdl_live && have_cublas && M <= 448 && detail::tcw_pdl_above64(w.bits)) {
+    // Since tcw's 160-, 192- and 224-token tiles (2026-11-28, thirty-sixth session; bench/results/2026-11-28-h100-
+    // widthsland: tcw_pdl beside dequant_cublas in one run, the dense catalogue shapes below 40 M weights,
+    // M = 160..576, k = 2, 4; us dequant_cublas / tcw_pdl at k = 4) tcw also beats it
+    // - at M = 129..320 on rows of K >= 2048 and N >= 4096 from 8 M weights: Qwen3 q_proj (8.4 M) 17.51 / 15.33 at
+    //   M = 224, 18.14 / 15.63 at 256, 18.77 / 16.99 at 288, 17.94 / 17.16 at 320 (1.05-1.21x at k = 2; at 384
+    //   and 512, 576 it loses, 0.86-1.00x);
+    // - at M = 257..448 on rows of K >= 4096 from 8 M weights: Qwen3 o_proj (8.4 M) 1.04-1.31x (23.81 / 18.23 at
+    //   M = 320), Llama-3-70B k/v_proj (8.4 M, K = 8192) at 288, 320 1.17-1.22x (21.32 / 18.28 at 288; 0.94-0.98x
+    //   before the tiles, -late3san). At 512 these lose again (0.93-1.00x);
+    // - at M = 513..576 on rows of K >= 4096 and N <= 2048 from 4 M weights, where three 192-token tiles hold
+    //   M: Llama-3-8B k/v_proj (4.2 M) 22.28 / 18.48, Llama-3-70B k/v_proj 35.00 / 28.85, Qwen3 o_proj 32.60 /
+    //   27.57, dense.down 39.06 / 33.07, GLM shared_experts.down 72.67 / 58.97 at M = 576 (1.12-1.25x at k = 2;
+    //   Llama-3-8B q/o_proj, N = 4096, 0.91-0.93x).
+    // k = 3 follows k = 2 and 4 (not measured); k = 5 keeps the rules before.
+    if (pdl_live && have_cublas && M <= 576 && detail::tcw_pdl_above64(w.bits)) {
       const bool short_rows = w.K < 1024 && w.N < 8192;
       if (M <= 256 && (M <= 128 ? !short_rows : M <= 192 ? !short_rows && w.K > 512 : w.K >= 4096))
         return Kernel::tcw;
-      if (w.bits <= 4 && M <= (weights < 24.0e6 ? 384 : 320) && w.N >= 8192 && weights >= 16.0e6) return Kernel::tcw;
-      if (w.bits <= 4 && M > 320 && w.K >= 8192 && weights >= 8.0e6) return Kernel::tcw;
+      if (w.bits <= 4 && M <= 448) {
+        if (M <= (weights < 24.0e6 ? 384 : 320) && w.N >= 8192 && weights >= 16.0e6) return Kernel::tcw;
+        if (M > 320 && w.K >= 8192 && weights >= 8.0e6) return Kernel::tcw;
+      }
+      if (w.bits <= 4 && M > 128 && weights >= 8.0e6) {
+        if (M <= 320 && w.K >= 2048 && w.N >= 4096) return Kernel::tcw;
+        if (M > 256 && M <= 448 && w.K >= 4096) return Kernel::tcw;
+      }
+      if (w.bits <= 4 && M > 512 && w.K >= 4096 && w.N <= 2048 && weights >= 4.0e6) return Kernel::tcw;
     }
     if (M > 64 && M <= 128 && weights >= 4.0e6 && (w.K > 512 || !have_cublas)) return Kernel::tcw;
     // Since tcw's cluster slices (KBIT_TCW_CLUSTER, tcw_common.cuh; 2026-11-27, thirty-fourth session): where

@@ -949,12 +949,15 @@ bool cluster_rule_takes_tcw(const TiledView& w, int64_t M, bool pdl) {
 
 }  // namespace
 
-TEST_CASE("gpu: with PDL, tcw takes M = 65..448 from dequant_cublas but on short narrow rows") {
+TEST_CASE("gpu: with PDL, tcw takes M = 65..576 from dequant_cublas but on short narrow rows") {
   // choose_kernel reads only the shape (no memory allocated). Under live PDL tcw launches above M = 64
   // (tcw_pdl_above64) and beat dequant_cublas (bench/results/2026-11-27-h100-pdlbig, -pdlland): at
   // M = 65..128 on every catalogue shape but rows of K < 1024 narrower than 8192, at 129..192 on those of
   // K > 512, at 193..256 on rows of K >= 4096; at k <= 4 at 257..384 on rows of N >= 8192 of 16-24 M weights
-  // (to 320 from 24 M) and at 321..448 on rows of K >= 8192 from 8 M weights (-late3san/pdl, -pdl448). Without
+  // (to 320 from 24 M) and at 321..448 on rows of K >= 8192 from 8 M weights (-late3san/pdl, -pdl448). Since
+  // tcw's 160- and 224-token tiles (bench/results/2026-11-28-h100-widthsland), at k <= 4 from 8 M weights also at
+  // 129..320 on rows of K >= 2048 and N >= 4096 and at 257..448 on rows of K >= 4096, and from 4 M at 513..576 on
+  // rows of K >= 4096 and N <= 2048. Without
   // PDL, and elsewhere above M = 256, these shapes stay on dequant_cublas, but where tcw's plan runs cluster
   // slices (the cluster test below; on the H100 Llama-3-8B q_proj at M = 320, Qwen3 q_proj at 256, and at 192
   // for k = 2, 3).
@@ -972,13 +975,16 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..448 from dequant_cublas but on short
       {2048, 512, 96, dq},     {2048, 512, 192, dq},                              // Qwen3 shared_expert.down
       {5120, 768, 128, dq},                                                       // GLM q_b_proj
       {8960, 512, 128, tcw},   {8960, 512, 192, dq},    {8960, 512, 256, dq},    // GLM kv_b_proj
-      {2048, 4096, 192, tcw},  {2048, 4096, 256, tcw},  {2048, 4096, 1024, dq},  // Qwen3 o_proj
-      {1024, 4096, 256, tcw},                                                     // Llama-3-8B k_proj
-      {4096, 2048, 192, tcw},  {4096, 2048, 256, dq},                              // Qwen3 q_proj
+      {2048, 4096, 192, tcw},  {2048, 4096, 256, tcw},  {2048, 4096, 320, tcw, true},  // Qwen3 o_proj
+      {2048, 4096, 576, tcw, true}, {2048, 4096, 1024, dq},
+      {1024, 4096, 256, tcw},  {1024, 4096, 384, dq},   {1024, 4096, 576, tcw, true},  // Llama-3-8B k_proj
+      {1024, 4096, 640, dq},
+      {4096, 2048, 192, tcw},  {4096, 2048, 256, tcw, true}, {4096, 2048, 384, dq},  // Qwen3 q_proj
+      {2048, 5120, 576, tcw, true},                                               // Qwen3 dense.down
       {10240, 2048, 288, tcw, true}, {10240, 2048, 384, tcw, true}, {10240, 2048, 448, dq},  // Qwen3 dense.gate_up
       {12288, 2048, 320, tcw, true}, {12288, 2048, 352, dq},                      // Qwen3 in_proj_qkvz, 25 M
-      {4096, 4096, 320, dq},                                                      // Llama-3-8B q_proj, 16.8 M
-      {1024, 8192, 320, dq},   {1024, 8192, 352, tcw, true}, {1024, 8192, 448, tcw, true},  // Llama-3-70B k_proj
+      {4096, 4096, 320, tcw, true}, {4096, 4096, 576, dq},                       // Llama-3-8B q_proj, 16.8 M
+      {1024, 8192, 288, tcw, true}, {1024, 8192, 352, tcw, true}, {1024, 8192, 448, tcw, true},  // Llama-3-70B k_proj
       {1024, 8192, 512, dq},   {512, 8192, 384, dq},                              // (and 4.2 M: none)
   };
   for (int bits : {2, 3, 4, 5})
@@ -1040,7 +1046,7 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
   // at 513..1024 from 40 M at k <= 4 (-sk128land/ldisp, -m1024); dequant_cublas elsewhere. Without one,
   // the earlier bounds (4 M at M <= 128, 8 M at M <= 256 and on long rows at M <= 512) against mma, and
   // 4 M at 513..1024 (-m1024/mma). Under live PDL, with a handle, the rule of the test above takes some of
-  // the dequant_cublas rows at M = 65..448 to tcw (pdl_tcw).
+  // the dequant_cublas rows at M = 65..576 to tcw (pdl_tcw, pdl_k4).
   if (!gpu::tcw_supported()) return;
   TiledView w;
   struct Case {
@@ -1048,6 +1054,7 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
     gpu::Kernel with_cublas, without;
     bool k5_dq = false;  // with a handle at k = 5: dequant_cublas instead of with_cublas
     bool pdl_tcw = false;  // tcw with a handle under live PDL above M = 64 (tcw_pdl_above64, -pdlbig)
+    bool pdl_k4 = false;   // the same at k <= 4 only (-widthsland)
   };
   const gpu::Kernel tcw = gpu::Kernel::tcw, dq = gpu::Kernel::dequant_cublas, mma = gpu::Kernel::mma;
   const std::vector<Case> cases = {
@@ -1059,7 +1066,7 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
       {1024, 8192, 256, tcw, tcw},  // (8.4 M on rows of K >= 5120)
       {1024, 8192, 512, dq, tcw},
       {2048, 4096, 256, dq, tcw, false, true},  // Qwen3 o_proj, 8.4 M, K < 5120 (tcw under PDL)
-      {4096, 2048, 256, dq, tcw},   // Qwen3 q_proj, 8.4 M
+      {4096, 2048, 256, dq, tcw, false, false, true},  // Qwen3 q_proj, 8.4 M (tcw under PDL at k <= 4)
       {2048, 5120, 256, tcw, tcw},  // Qwen3 dense.down, 10.5 M
       {2048, 5120, 512, tcw, tcw},  // (from 10 M on rows of K >= 5120)
       {2048, 10240, 512, tcw, tcw},  // GLM shared_experts.down, 21 M
@@ -1085,7 +1092,7 @@ TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the p
         // where tcw's plan runs cluster slices, within the rule's bounds (the test below): tcw
         const bool cl = cluster_rule_takes_tcw(w, c.M, live);
         const gpu::Kernel want = short_narrow ? (live && (c.M <= 32 || bits <= 4) ? tcw : dq)
-                                 : live && c.pdl_tcw && gpu::detail::tcw_pdl_above64(bits) ? tcw
+                                 : live && (c.pdl_tcw || (c.pdl_k4 && bits <= 4)) && gpu::detail::tcw_pdl_above64(bits) ? tcw
                                  : cl ? tcw
                                  : bits == 5 && c.k5_dq ? dq : c.with_cublas;
         CHECK_MESSAGE(gpu::choose_kernel(c.M, w, Act::f16, true, pdl) == want, "N=", c.N, " K=", c.K, " M=", c.M,
@@ -1102,7 +1109,8 @@ TEST_CASE("gpu: automatic takes tcw where its plan runs cluster slices, at M = 1
   // tcw's plan gives Qwen3 q_proj (4096 x 2048) at M = 256 and Llama-3-8B q/o_proj (4096 x 4096) at M = 512
   // two slices of >= 4 MB of partials, run as clusters (KBIT_TCW_CLUSTER); there tcw beat dequant_cublas
   // (bench/results/2026-11-27-h100-clland, -cldisp). The rule: from 8 M weights at 129..256, from 16 M at
-  // 257..512, at k = 5 there only above M = 320; Qwen3 q_proj at M = 288 (8.4 M) stays on dequant_cublas.
+  // 257..512, at k = 5 there only above M = 320; Qwen3 q_proj at M = 288 (8.4 M) stays on dequant_cublas but
+  // under live PDL at k <= 4 (the PDL rules).
   // Qwen3 o_proj (2048 x 4096) at M = 256 splits 4 ways: no clusters, dequant_cublas without PDL.
   if (!gpu::tcw_supported() || !gpu::detail::device_has_clusters()) return;
   const bool h100 = gpu::detail::device_sm_count() == 132;
@@ -1120,9 +1128,11 @@ TEST_CASE("gpu: automatic takes tcw where its plan runs cluster slices, at M = 1
         if (h100) CHECK(cl);
         if (cl) CHECK(gpu::choose_kernel(M, w, Act::f16, true, pdl) == gpu::Kernel::tcw);
       }
-      w.N = 4096;  // Qwen3 q_proj at M = 288: 8.4 M weights
+      w.N = 4096;  // Qwen3 q_proj at M = 288: 8.4 M weights (tcw by the PDL rules at k <= 4 since -widthsland)
       w.K = 2048;
-      CHECK(gpu::choose_kernel(288, w, Act::f16, true, pdl) == gpu::Kernel::dequant_cublas);
+      const bool pdl_rule = pdl && gpu::detail::device_has_pdl() && bits <= 4 && gpu::detail::tcw_pdl_above64(bits);
+      CHECK(gpu::choose_kernel(288, w, Act::f16, true, pdl) ==
+            (pdl_rule ? gpu::Kernel::tcw : gpu::Kernel::dequant_cublas));
       w.N = 2048;
       w.K = 4096;
       CHECK_FALSE(gpu::detail::tcw_cluster_slices(256, w, Act::f16, pdl));
