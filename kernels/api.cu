@@ -473,11 +473,15 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     // - at M = 257..448 on rows of K >= 4096 from 8 M weights: Qwen3 o_proj (8.4 M) 1.04-1.31x (23.81 / 18.23 at
     //   M = 320), Llama-3-70B k/v_proj (8.4 M, K = 8192) at 288, 320 1.17-1.22x (21.32 / 18.28 at 288; 0.94-0.98x
     //   before the tiles, -late3san). At 512 these lose again (0.93-1.00x);
-    // - at M = 513..576 on rows of K >= 4096 and N <= 2048 from 4 M weights, where three 192-token tiles hold
-    //   M: Llama-3-8B k/v_proj (4.2 M) 22.28 / 18.48, Llama-3-70B k/v_proj 35.00 / 28.85, Qwen3 o_proj 32.60 /
-    //   27.57, dense.down 39.06 / 33.07, GLM shared_experts.down 72.67 / 58.97 at M = 576 (1.12-1.25x at k = 2;
-    //   Llama-3-8B q/o_proj, N = 4096, 0.91-0.93x).
-    // k = 3 follows k = 2 and 4 (not measured); k = 5 keeps the rules before.
+    // - at M = 513..576 from 4 M weights on rows of K >= 4096 and N <= 1024, and on rows of K >= 5120 and
+    //   N <= 2048, where three 192-token tiles hold M: Llama-3-8B k/v_proj (4.2 M) 22.28 / 18.48, Llama-3-70B
+    //   k/v_proj 35.00 / 28.85, Qwen3 dense.down 39.06 / 33.07, GLM shared_experts.down 72.67 / 58.97 at M = 576
+    //   (1.12-1.25x at k = 2; Llama-3-8B q/o_proj, N = 4096, 0.91-0.93x).
+    // Then automatic_pdl old / new in one call (bench/results/2026-11-28-h100-widthsdisp, k = 2, 3, 4, M = 256..576
+    // with 540 off the grid): the 69 moved rows 1.13x geomean (0.99-1.27x; at M = 540 1.08x, 0.99-1.26x). Qwen3
+    // o_proj (N = 2048, K = 4096) at 513..576 stays on dequant_cublas: 1.15-1.24x faster on tcw at M = 576 but
+    // 0.86-0.93x at 540, where cuBLAS runs it in 25 us against 32 at 576.
+    // k = 5 keeps the rules before (not measured).
     if (pdl_live && have_cublas && M <= 576 && detail::tcw_pdl_above64(w.bits)) {
       const bool short_rows = w.K < 1024 && w.N < 8192;
       if (M <= 256 && (M <= 128 ? !short_rows : M <= 192 ? !short_rows && w.K > 512 : w.K >= 4096))
@@ -490,7 +494,8 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
         if (M <= 320 && w.K >= 2048 && w.N >= 4096) return Kernel::tcw;
         if (M > 256 && M <= 448 && w.K >= 4096) return Kernel::tcw;
       }
-      if (w.bits <= 4 && M > 512 && w.K >= 4096 && w.N <= 2048 && weights >= 4.0e6) return Kernel::tcw;
+      if (w.bits <= 4 && M > 512 && w.K >= 4096 && (w.N <= 1024 || (w.N <= 2048 && w.K >= 5120)) && weights >= 4.0e6)
+        return Kernel::tcw;
     }
     if (M > 64 && M <= 128 && weights >= 4.0e6 && (w.K > 512 || !have_cublas)) return Kernel::tcw;
     // Since tcw's cluster slices (KBIT_TCW_CLUSTER, tcw_common.cuh; 2026-11-27, thirty-fourth session): where

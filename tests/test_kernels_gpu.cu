@@ -957,7 +957,7 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..576 from dequant_cublas but on short
   // (to 320 from 24 M) and at 321..448 on rows of K >= 8192 from 8 M weights (-late3san/pdl, -pdl448). Since
   // tcw's 160- and 224-token tiles (bench/results/2026-11-28-h100-widthsland), at k <= 4 from 8 M weights also at
   // 129..320 on rows of K >= 2048 and N >= 4096 and at 257..448 on rows of K >= 4096, and from 4 M at 513..576 on
-  // rows of K >= 4096 and N <= 2048. Without
+  // rows of K >= 4096 and N <= 1024 and of K >= 5120 and N <= 2048 (-widthsdisp). Without
   // PDL, and elsewhere above M = 256, these shapes stay on dequant_cublas, but where tcw's plan runs cluster
   // slices (the cluster test below; on the H100 Llama-3-8B q_proj at M = 320, Qwen3 q_proj at 256, and at 192
   // for k = 2, 3).
@@ -976,7 +976,7 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..576 from dequant_cublas but on short
       {5120, 768, 128, dq},                                                       // GLM q_b_proj
       {8960, 512, 128, tcw},   {8960, 512, 192, dq},    {8960, 512, 256, dq},    // GLM kv_b_proj
       {2048, 4096, 192, tcw},  {2048, 4096, 256, tcw},  {2048, 4096, 320, tcw, true},  // Qwen3 o_proj
-      {2048, 4096, 576, tcw, true}, {2048, 4096, 1024, dq},
+      {2048, 4096, 576, dq},   {2048, 4096, 1024, dq},
       {1024, 4096, 256, tcw},  {1024, 4096, 384, dq},   {1024, 4096, 576, tcw, true},  // Llama-3-8B k_proj
       {1024, 4096, 640, dq},
       {4096, 2048, 192, tcw},  {4096, 2048, 256, tcw, true}, {4096, 2048, 384, dq},  // Qwen3 q_proj
