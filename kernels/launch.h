@@ -109,7 +109,7 @@ bool tcw_uses_pairs(const TiledView& w);
 bool tcw_cluster_slices(int64_t M, const TiledView& w, Act act, bool pdl);
 // Whether tcw launches k-bit weights under LinearArgs::pdl at M = 65..512 whatever its plan: every token
 // tile's main kernels carry the PDL instructions (KBIT_TCW_PDL_MAXM, KBIT_TCW_PDL_BIG, KBIT_TCW_PDL64 and
-// its bits in tcw_common.cuh, at their defaults); choose_kernel's PDL rules for M = 65..448 were measured so.
+// its bits in tcw_common.cuh, at their defaults); choose_kernel's PDL rules for M = 65..576 were measured so.
 bool tcw_pdl_above64(int bits);
 cudaError_t launch_tcw(const LinearArgs& a);
 // Tests only: force tcw's work partition (0: by makespan, the default; 1: per tile; 2: stream-K,

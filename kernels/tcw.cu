@@ -750,10 +750,10 @@ size_t tcw_workspace_bytes(int64_t M, const TiledView& w) {
 bool tcw_uses_pairs(const TiledView& w) { return w.bits == 4 && w.half_cb; }
 
 bool tcw_pdl_above64(int bits) {
-  // The measured build: every M under PDL (tcw_launch_pdl; at least to 512, past the PDL rules' M = 448), at
+  // The measured build: every M under PDL (tcw_launch_pdl; at least to 576, the PDL rules' largest M), at
   // every grid size, and the main kernels of the tiles a plan above M = 64 can take (64, 128, 256 tokens)
   // carrying the PDL instructions at this width.
-  return KBIT_TCW_PDL_MAXM >= 512 && KBIT_TCW_PDL64 == 2 && with_bits(bits, false, [](auto kb) {
+  return KBIT_TCW_PDL_MAXM >= 576 && KBIT_TCW_PDL64 == 2 && with_bits(bits, false, [](auto kb) {
            constexpr int KB = decltype(kb)::value;
            return kTcwPdlMain<64, KB> && kTcwPdlMain<128, KB> && kTcwPdlMain<256, KB>;
          });
@@ -787,7 +787,7 @@ void tcw_force_tile(int mn) { g_tcw_force_tile.store(tcw_tile_built(mn) ? mn : 0
 
 bool tcw_cluster_slices(int64_t M, const TiledView& w, Act act, bool pdl) {
   if (!tcw_available() || M < 1 || M > kTcwMaxM) return false;
-  // The plan without the 192-token tile: the dispatch rule that asks (choose_kernel, api.cu) was measured on those
+  // The plan without the tiles between 128 and 256 tokens (160, 192, 224): the dispatch rule that asks (choose_kernel, api.cu) was measured on those
   // plans (bench/results/2026-11-27-h100-cldisp), and the tile moves some shapes' plans into or out of cluster
   // slices (Qwen3 q_proj at M = 158..160, k = 2, 3, out, where tcw's 192-token plan measured 1.10-1.14x faster
   // than the 128-token cluster plan: bench/results/2026-11-28-h100-tile192). Where the rule takes tcw, the launch

@@ -48,7 +48,7 @@ constexpr int kTcwRows = 128;  // weight rows per CTA
 // measured 0.997-1.006x geomean against main's SASS). H100, bench/results/2026-11-27-h100-pdlbig, same call,
 // dense catalogue, k = 2 and 4: tcw_pdl against MAXM = 64, BIG = 0 1.09-1.16x geomean per (M, k) at
 // M = 96..256 (rows 0.96-1.38x), 1.05x at M = 1024; with MAXM alone (64-token tiles above M = 64) only k = 4
-// gained, 1.04-1.08x. choose_kernel's PDL rules for M = 65..448 count on both (tcw_pdl_above64).
+// gained, 1.04-1.08x. choose_kernel's PDL rules for M = 65..576 count on both (tcw_pdl_above64).
 #ifndef KBIT_TCW_PDL_MAXM
 #define KBIT_TCW_PDL_MAXM (1 << 30)
 #endif

@@ -340,8 +340,8 @@ TEST_CASE("gpu: tcw's 160-, 192- and 224-token tiles equal the CPU reference bit
     CHECK(gpu::detail::tcw_occupancy(288, w, false).mn == (t160 ? 160 : 192));
     const int at256 = gpu::detail::tcw_occupancy(256, w, false).mn;  // two 160- or 192-token tiles against one
     CHECK((at256 != 160 && at256 != 192));                           // (it takes 128)
-    const int at640 = gpu::detail::tcw_occupancy(640, w, false).mn;  // four or five against three: no candidate
-    CHECK((at640 != 160 && at640 != 192));
+    const int at640 = gpu::detail::tcw_occupancy(640, w, false).mn;  // above M = 576 (kTcwMidMaxM): none of them
+    CHECK((at640 != 160 && at640 != 192 && at640 != 224));
   }
   struct Unforce {  // the next tests plan freely even if a check below throws
     ~Unforce() {
@@ -354,9 +354,11 @@ TEST_CASE("gpu: tcw's 160-, 192- and 224-token tiles equal the CPU reference bit
   w.K = 2080;
   // Each tile the build has; KBIT_TEST_TCW_TILES (e.g. "160,224") runs only those listed (a sanitizer's time).
   const char* only = std::getenv("KBIT_TEST_TCW_TILES");
+  int tiles_run = 0;
   for (int mn : {192, 160, 224}) {
     if (!gpu::detail::tcw_tile_built(mn)) continue;
     if (only && std::string(only).find(std::to_string(mn)) == std::string::npos) continue;
+    ++tiles_run;
     gpu::detail::tcw_force_tile(mn);
     for (int mode : {1, 2, 4, 5}) {
       if (mode == 5 && !gpu::detail::device_has_clusters()) continue;
@@ -374,6 +376,7 @@ TEST_CASE("gpu: tcw's 160-, 192- and 224-token tiles equal the CPU reference bit
                         113 + 10 * static_cast<uint64_t>(mode) + static_cast<uint64_t>(mn - 192), label.c_str());
     }
   }
+  CHECK_MESSAGE(tiles_run > 0, "KBIT_TEST_TCW_TILES=", only ? only : "", " names no tile this build has");
 }
 
 TEST_CASE("gpu: tcw's plan takes whole-tile runs at k >= 4 on >= 16 steps only") {

@@ -105,8 +105,8 @@ def choose(M, N, K, bits, two64=True, c64_two=C64_TWO, mid=MID_MAIN):
     best, c0 = top, cost(top)
     cb = c0
     mids = (192,) if mid is True else tuple(mid or ())
-    # no more token tiles than 256 (tcw_choose_tile)
-    cands = [m for m in sorted(mids) if top == 256 and -(-M // m) == -(-M // 256)]
+    # no more token tiles than 256, up to M = 576 (tcw_choose_tile, kTcwMidMaxM)
+    cands = [m for m in sorted(mids) if top == 256 and M <= 576 and -(-M // m) == -(-M // 256)]
     cands += [m for m in (top // 2, top // 4) if m >= 64]
     for mn in cands:
         if cost(mn) <= 0.92 * c0 and cost(mn) < cb:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """automatic_pdl old / new of bench/scripts/h100_widths_disp.sh (arms old and new):  widthsdisp_moved.py DIR
 the rows whose dispatch moved (old -> new kernel, medians, old / new), their geomean per M, and the unmoved rows
-(the control); then the same for the rules as landed, which keep rows of N = 2048 and K < 5120 at M > 512 on
+(the control); then the same for the rules as landed, which keep rows of 1024 < N <= 2048 and K < 5120 at M > 512 on
 dequant_cublas (as the old arm ran them)."""
 import json
 import math
@@ -31,7 +31,7 @@ def main():
             if k not in new:
                 continue
             a, b = old[k], new[k]
-            kept = landed and k[2] > 512 and a[2] == 2048 and a[3] < 5120
+            kept = landed and k[2] > 512 and 1024 < a[2] <= 2048 and a[3] < 5120  # api.cu's 513..576 rule
             if a[1] == b[1]:
                 same.append(a[0] / b[0])
                 continue

@@ -206,8 +206,12 @@ inline constexpr int64_t kTcwMaxTokenTiles = 65535;  // tcw_kernel's grid y (kTc
 // more token tiles than 256, by the same rule: bit 0 160 tokens (KBIT_TCW_TILE160), bit 1 192 (KBIT_TCW_TILE192,
 // kernels/tcw_common.cuh), bit 2 224 (KBIT_TCW_TILE224); all three on by default (bench/results/2026-11-28-h100-
 // tile192, -tilewidths). Where one would need more, the interpolated step price can still put it ahead, but such
-// plans were not measured.
+// plans were not measured. Only up to M = kTcwMidMaxM, the largest M they were measured at: 192 and 160 need no
+// more token tiles than 256 only below it anyway (M <= 576, <= 320), but 224 would up to M = 1568 (seven tiles),
+// and its step, priced at 0.915 of 256's, is within the 8% margin wherever the plans are alike, so without the
+// bound it would take M = 600..672, 769..896, ... on the large shapes, which no run measured.
 inline constexpr int kTcwMidTiles[3] = {160, 192, 224};
+inline constexpr int64_t kTcwMidMaxM = 576;
 template <class SlotsAt>
 int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at, unsigned mid = 0) {
   const int mn0 = tcw_default_tile(M);
@@ -225,7 +229,7 @@ int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at,
   };
   for (int j = 0; j < 3; ++j) {  // (as many token tiles as the default)
     const int t = kTcwMidTiles[j];
-    if ((mid >> j & 1u) && mn0 == 256 && (M + t - 1) / t == (M + 255) / 256) consider(t);
+    if ((mid >> j & 1u) && mn0 == 256 && M <= kTcwMidMaxM && (M + t - 1) / t == (M + 255) / 256) consider(t);
   }
   for (int mn = mn0 / 2; mn >= 64 && mn >= mn0 / 4; mn /= 2) {
     if ((M + mn - 1) / mn > kTcwMaxTokenTiles) break;
