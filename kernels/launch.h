@@ -107,7 +107,7 @@ bool tcw_uses_pairs(const TiledView& w);
 // once), launched with or without LinearArgs::pdl as `pdl` says; false where tcw cannot run. The launch decides
 // the same way; choose_kernel reads it.
 bool tcw_cluster_slices(int64_t M, const TiledView& w, Act act, bool pdl);
-// Whether tcw launches k-bit weights under LinearArgs::pdl at M = 65..512 whatever its plan: every token
+// Whether tcw launches k-bit weights under LinearArgs::pdl at M = 65..576 whatever its plan: every token
 // tile's main kernels carry the PDL instructions (KBIT_TCW_PDL_MAXM, KBIT_TCW_PDL_BIG, KBIT_TCW_PDL64 and
 // its bits in tcw_common.cuh, at their defaults); choose_kernel's PDL rules for M = 65..576 were measured so.
 bool tcw_pdl_above64(int bits);
@@ -118,12 +118,12 @@ cudaError_t launch_tcw(const LinearArgs& a);
 // stream-K kernel with no shared tile; 5: per tile, every split of 2..8 slices run as clusters, see
 // KBIT_TCW_CLUSTER). Set it before the workspace query; it applies to the whole process.
 void tcw_force_plan(int mode);
-// Tests only: force tcw's token tile to mn (32, 64, 128, 192 or 256; the plan then has ceil(M / mn) token
+// Tests only: force tcw's token tile to mn (32, 64, 128, 160, 192, 224 or 256; the plan then has ceil(M / mn) token
 // tiles, where that fits tcw_kernel's grid) instead of its choice; 0 (the default) chooses, a tile the build
 // lacks (tcw_tile_built) is ignored. It combines with any tcw_force_plan mode and, like that, applies to the
 // whole process and must be set before the workspace query.
 void tcw_force_tile(int mn);
-// Whether this build has tcw's kernels for token tile mn (192 only with KBIT_TCW_TILE192).
+// Whether this build has tcw's kernels for token tile mn (160, 192, 224 only with KBIT_TCW_TILE160 / 192 / 224).
 bool tcw_tile_built(int mn);
 // Tests only: tcw's CTAs per SM at M on w: the plan's count (plan); the plan's kernel (tcw_kernel for
 // a per-tile plan, the stream-K kernel for a stream-K one, f16) with the dynamic shared memory it is
