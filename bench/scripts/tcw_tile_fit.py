@@ -88,15 +88,16 @@ C64_TWO = 1.48
 MID_MAIN = (160, 192, 224)  # main's tiles between 128 and 256 tokens since bench/results/2026-11-28-h100-tilewidths
 
 
-def choose(M, N, K, bits, two64=True, c64_two=C64_TWO, mid=MID_MAIN):
+def choose(M, N, K, bits, two64=True, c64_two=C64_TWO, mid=MID_MAIN, consts=None):
     # c64_two: the k >= 4 64-token step at two CTAs per SM (None: c(64), as before that was priced)
     # mid: the candidates between 128 and 256 tokens where the default is 256, a tuple of widths: MID_MAIN (main's
     # since -tilewidths), True for 192 alone (KBIT_TCW_TILE192, main's from bench/results/2026-11-28-h100-tile192),
     # False for none (records before it)
+    # consts: the step and partial prices as C has them (default C)
     top = default_tile(M)
     if top < 128:
         return top
-    c, b = C[2 if bits <= 3 else 4]
+    c, b = (consts or C)[2 if bits <= 3 else 4]
     def cost(mn):
         p = plan(M, N, K, bits, mn, two64)
         two = c64_two is not None and bits >= 4 and mn == 64 and p['cps'] == 2
@@ -112,6 +113,22 @@ def choose(M, N, K, bits, two64=True, c64_two=C64_TWO, mid=MID_MAIN):
         if cost(mn) <= 0.92 * c0 and cost(mn) < cb:
             best, cb = mn, cost(mn)
     return best
+
+
+def ab_rows(d, old, new, mid_old, mid_new, kernel='tcw_pdl'):
+    """The rows both arms of a same-call A/B ran (DIR's bench JSONs and rows.json, bench/scripts/pdl_compare.py),
+    the best of each arm's reps: (old / new, model, shape, M, bits, N, K, old tile, new tile, us old, us new), the
+    tiles by choose with mid_old and mid_new."""
+    import pdl_compare
+    times, _ = pdl_compare.kbit_times(d)
+    nk = pdl_compare.catalogue_dims(d)
+    for (arm, kern, model, shape, M, bits), v in times.items():
+        w = times.get((new, kern, model, shape, M, bits))
+        if arm != old or kern != kernel or not w:
+            continue
+        N, K = nk[(model, shape)]
+        yield (min(v) / min(w), model, shape, M, bits, N, K, choose(M, N, K, bits, mid=mid_old),
+               choose(M, N, K, bits, mid=mid_new), min(v), min(w))
 
 
 def classes(d, old, new, two64=True, mid=False):

@@ -14,19 +14,10 @@ import tcw_tile_fit  # noqa: E402
 
 
 def main():
-    d = sys.argv[1]
-    times, _ = pdl_compare.kbit_times(d)
-    nk = pdl_compare.catalogue_dims(d)
     classes, per = collections.defaultdict(list), collections.defaultdict(list)
-    for (arm, kernel, model, shape, M, bits), v in times.items():
-        new = times.get(('t192', kernel, model, shape, M, bits))
-        if arm != 'main' or kernel != 'tcw_pdl' or not new:
-            continue
-        r = min(v) / min(new)
-        N, K = nk[(model, shape)]
-        a, b = (tcw_tile_fit.choose(M, N, K, bits, mid=mid) for mid in (False, True))
+    for r, model, shape, M, bits, _, _, a, b, o, n in tcw_tile_fit.ab_rows(sys.argv[1], 'main', 't192', False, True):
         cls = f'moved {a} -> {b}' if a != b else 'same tile (control)'
-        classes[cls].append((r, model, shape, M, bits, min(v), min(new)))
+        classes[cls].append((r, model, shape, M, bits, o, n))
         if a != b:
             per[(M, bits)].append(r)
     for cls, rows in sorted(classes.items()):
