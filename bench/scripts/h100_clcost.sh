@@ -24,18 +24,10 @@ verify_run verify-full-pdl 90 3 "main verify --full --pdl dense.automatic,dense.
 V=(.deps/gpu/kbit-verify-clcost --shapes "$R/data/shapes.json")
 verify_run verify-clcost 90 3 "clcost verify --full --pdl dense.tcw,dense.automatic M = 160, 256, 384, 512" --full --pdl \
   --kernels dense.tcw,dense.automatic --filter '/M(160|256|384|512)/'
-python3 - "$R/data/shapes.json" "$W/rows.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-keep = {"qwen3-coder-next": {"attn.q_proj", "attn.k_proj", "attn.o_proj", "attn.q_proj_gated", "linear_attn.out_proj",
-                             "mlp.dense.gate", "mlp.dense.down", "mlp.shared_expert.gate_up", "mlp.shared_expert.down"},
-        "glm-4.7-flash": {"attn.o_proj"}, "llama-3-8b": {"attn.q_proj", "attn.k_proj", "attn.o_proj"}}
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g["name"] in keep.get(m["name"], ())]
-d["models"] = [m for m in d["models"] if m["gemms"]]
-json.dump(d, open(sys.argv[2], "w"))
-PY
-SHAPES=$W/rows.json
+rows_catalogue qwen3-coder-next.attn.q_proj qwen3-coder-next.attn.k_proj qwen3-coder-next.attn.o_proj \
+  qwen3-coder-next.attn.q_proj_gated qwen3-coder-next.linear_attn.out_proj qwen3-coder-next.mlp.dense.gate \
+  qwen3-coder-next.mlp.dense.down qwen3-coder-next.mlp.shared_expert.gate_up qwen3-coder-next.mlp.shared_expert.down \
+  glm-4.7-flash.attn.o_proj llama-3-8b.attn.q_proj llama-3-8b.attn.k_proj llama-3-8b.attn.o_proj
 arm_setup() {
   KERNELS=tcw_pdl,automatic_pdl
   BIN=.deps/gpu/kbit-bench-$1

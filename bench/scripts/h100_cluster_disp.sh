@@ -28,17 +28,7 @@ for r in qwen3-coder-next.attn.q_proj/N4096.K2048 llama-3-8b.attn.q_proj/N4096.K
   done
 done
 s "verify --pdl named automatic rows: $n cases, $bad failed, after $((SECONDS - T0)) s"
-python3 - "$R/data/shapes.json" "$W/rows.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-keep = {("qwen3-coder-next", "attn.q_proj"), ("qwen3-coder-next", "attn.o_proj"), ("llama-3-8b", "attn.q_proj"),
-        ("llama-3-8b", "attn.o_proj")}
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if (m["name"], g["name"]) in keep]
-d["models"] = [m for m in d["models"] if m["gemms"]]
-json.dump(d, open(sys.argv[2], "w"))
-PY
-SHAPES=$W/rows.json
+rows_catalogue qwen3-coder-next.attn.q_proj qwen3-coder-next.attn.o_proj llama-3-8b.attn.q_proj llama-3-8b.attn.o_proj
 arm_setup() {
   KERNELS=automatic,automatic_pdl
   BIN=.deps/gpu/kbit-bench; [ "$1" = old ] && BIN=.deps/gpu/kbit-bench-old

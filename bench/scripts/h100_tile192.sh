@@ -28,15 +28,7 @@ MS=160,192,288,320,384,576
 verify_run verify-pdl 120 3 "t192 verify --full --pdl dense.tcw,dense.automatic M = $MS" --full --pdl \
   --kernels dense.tcw,dense.automatic --m $MS
 verify_run verify-plain 90 3 "t192 verify --full dense.tcw M = $MS" --full --kernels dense.tcw --m $MS
-python3 - "$R/data/shapes.json" "$W/rows.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) == 1]
-d["models"] = [m for m in d["models"] if m["gemms"] and m["name"] != "llama-3-70b"]
-json.dump(d, open(sys.argv[2], "w"))
-PY
-SHAPES=$W/rows.json
+rows_catalogue skip=llama-3-70b
 arm_setup() {
   KERNELS=tcw_pdl
   BIN=.deps/gpu/kbit-bench-$1

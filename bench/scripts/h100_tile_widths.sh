@@ -40,15 +40,7 @@ for a in w160 w224; do
   verify_run "verify-$a" 90 3 "$a verify --full --pdl dense.tcw M = 160, 224, 288, 416" --full --pdl \
     --kernels dense.tcw --m 160,224,288,416
 done
-python3 - "$R/data/shapes.json" "$W/rows.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) == 1]
-d["models"] = [m for m in d["models"] if m["gemms"] and m["name"] != "llama-3-70b"]
-json.dump(d, open(sys.argv[2], "w"))
-PY
-SHAPES=$W/rows.json
+rows_catalogue skip=llama-3-70b
 arm_setup() {
   KERNELS=tcw_pdl
   BIN=.deps/gpu/kbit-bench-$1

@@ -19,20 +19,13 @@ gpu_doctest kernels kbit_tests_kernels 90
 verify_run verify-full-pdl 60 3 "verify --full --pdl dense.automatic M = 256, 288, 320, 416, 540, 576" \
   --full --pdl --kernels dense.automatic --m 256,288,320,416,540,576
 KBIT_TEST_TCW_TILES=160,224 doctest_sanitize racecheck "*token tiles*" 150 "(160, 224 tokens)"
-python3 - "$R/data/shapes.json" "$W/rows.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) == 1 and g["N"] * g["K"] < 40e6]
-d["models"] = [m for m in d["models"] if m["gemms"]]
-json.dump(d, open(sys.argv[2], "w"))
-PY
+rows_catalogue max=40e6
 arm_setup() {
   KERNELS=automatic_pdl
   BIN=.deps/gpu/kbit-bench; [ "$1" = old ] && BIN=.deps/gpu/kbit-bench-old
   B="--M 256,288,320,416,540,576 --bits 2,3,4 --dtypes f16"
 }
-SHAPES=$W/rows.json MIN_LEFT=60 REPS=1 bench_rotation widthsdisp old new
+MIN_LEFT=60 REPS=1 bench_rotation widthsdisp old new
 arm_setup() {
   KERNELS=automatic_pdl
   B="--M 288,384,576 --bits 4 --dtypes f16"

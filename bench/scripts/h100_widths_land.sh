@@ -17,15 +17,7 @@ gpu_doctest kernels kbit_tests_kernels 90
 for tool in memcheck synccheck; do doctest_sanitize $tool "*token tiles*" 60; done
 verify_run verify-full-pdl 90 3 "verify --full --pdl dense.tcw,dense.automatic M = 160, 224, 288, 320, 416, 448" \
   --full --pdl --kernels dense.tcw,dense.automatic --m 160,224,288,320,416,448
-python3 - "$R/data/shapes.json" "$W/rows.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) == 1 and g["N"] * g["K"] < 40e6]
-d["models"] = [m for m in d["models"] if m["gemms"]]
-json.dump(d, open(sys.argv[2], "w"))
-PY
-SHAPES=$W/rows.json
+rows_catalogue max=40e6
 arm_setup() {
   KERNELS=tcw_pdl,dequant_cublas
   B="--M 160,192,224,256,288,320,384,416,448,512,576 --bits ${BITS:-2,4} --dtypes f16"

@@ -182,6 +182,27 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 
+# rows_catalogue [max=WEIGHTS] [skip=MODEL]... [MODEL.SHAPE]...: $W/rows.json = the shapes catalogue's dense shapes
+# (experts == 1) below WEIGHTS weights (N x K) where given, without the models skipped, and only the MODEL.SHAPEs
+# named where any are; SHAPES points at it. The analysis scripts read it back from a record
+# (bench/scripts/pdl_compare.py catalogue_dims).
+rows_catalogue() {
+  SHAPES=$W/rows.json
+  python3 - "$R/data/shapes.json" "$SHAPES" "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+args = sys.argv[3:]
+most = min([float(a[4:]) for a in args if a.startswith("max=")] + [float("inf")])
+skip = {a[5:] for a in args if a.startswith("skip=")}
+named = {a for a in args if "=" not in a}
+for m in d["models"]:
+    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) == 1 and g["N"] * g["K"] < most
+                  and (not named or m["name"] + "." + g["name"] in named)]
+d["models"] = [m for m in d["models"] if m["gemms"] and m["name"] not in skip]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+
 # small_catalogue DIR: DIR/small.json = the shapes catalogue with only Qwen3-Coder-Next's and
 # GLM-4.7-Flash's dense block shapes of at most 2.2 M weights (k/v_proj, shared_expert.*, q_a and
 # kv_a_proj: gemv's cluster grids); SHAPES points at it.
