@@ -486,16 +486,14 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
       const bool short_rows = w.K < 1024 && w.N < 8192;
       if (M <= 256 && (M <= 128 ? !short_rows : M <= 192 ? !short_rows && w.K > 512 : w.K >= 4096))
         return Kernel::tcw;
-      if (w.bits <= 4 && M <= 448) {
+      if (w.bits <= 4) {
         if (M <= (weights < 24.0e6 ? 384 : 320) && w.N >= 8192 && weights >= 16.0e6) return Kernel::tcw;
-        if (M > 320 && w.K >= 8192 && weights >= 8.0e6) return Kernel::tcw;
+        // (this one holds the rows of K >= 8192 from 8 M weights at 321..448 of -late3san/-pdl448 as well)
+        if (M > 256 && M <= 448 && w.K >= 4096 && weights >= 8.0e6) return Kernel::tcw;
+        if (M > 128 && M <= 320 && w.K >= 2048 && w.N >= 4096 && weights >= 8.0e6) return Kernel::tcw;
+        if (M > 512 && w.K >= 4096 && (w.N <= 1024 || (w.N <= 2048 && w.K >= 5120)) && weights >= 4.0e6)
+          return Kernel::tcw;
       }
-      if (w.bits <= 4 && M > 128 && weights >= 8.0e6) {
-        if (M <= 320 && w.K >= 2048 && w.N >= 4096) return Kernel::tcw;
-        if (M > 256 && M <= 448 && w.K >= 4096) return Kernel::tcw;
-      }
-      if (w.bits <= 4 && M > 512 && w.K >= 4096 && (w.N <= 1024 || (w.N <= 2048 && w.K >= 5120)) && weights >= 4.0e6)
-        return Kernel::tcw;
     }
     if (M > 64 && M <= 128 && weights >= 4.0e6 && (w.K > 512 || !have_cublas)) return Kernel::tcw;
     // Since tcw's cluster slices (KBIT_TCW_CLUSTER, tcw_common.cuh; 2026-11-27, thirty-fourth session): where

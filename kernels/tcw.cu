@@ -779,8 +779,10 @@ bool tcw_available() {
 void tcw_force_plan(int mode) { g_tcw_force_plan.store(mode, std::memory_order_relaxed); }
 
 bool tcw_tile_built(int mn) {
-  return mn == 32 || mn == 64 || mn == 128 || mn == 256 || (KBIT_TCW_TILE160 && mn == 160) ||
-         (KBIT_TCW_TILE192 && mn == 192) || (KBIT_TCW_TILE224 && mn == 224);
+  if (mn == 32 || mn == 64 || mn == 128 || mn == 256) return true;
+  for (int j = 0; j < 3; ++j)  // the tiles between 128 and 256: the plan's candidates (kTcwMidMask) are the built ones
+    if (kTcwMidTiles[j] == mn) return (kTcwMidMask >> j & 1u) != 0;
+  return false;
 }
 
 void tcw_force_tile(int mn) { g_tcw_force_tile.store(tcw_tile_built(mn) ? mn : 0, std::memory_order_relaxed); }
