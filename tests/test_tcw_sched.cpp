@@ -303,10 +303,13 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles (160, 192, 224 to
     return kbit::tcw_slots(M, N, steps, tiles, 132, res, mn >= 64 ? kbit::kTcwSharedSmMinSteps : 0, 0,
                            mn >= 128 && bits >= 4 && steps >= 16);
   };
-  auto pick = [&](int64_t m, int64_t n, int64_t k, int b) {
+  // the choice for m x n x k at k-bit weights with the tiles between 128 and 256 that `mid` has (bit 0 160 tokens,
+  // bit 1 192, bit 2 224)
+  auto pick_w = [&](int64_t m, int64_t n, int64_t k, int b, unsigned mid) {
     M = m, N = n, steps = (k + 127) / 128, bits = b;
-    return kbit::tcw_choose_tile(M, N, bits, 132, slots_at);
+    return kbit::tcw_choose_tile(M, N, bits, 132, slots_at, mid);
   };
+  auto pick = [&](int64_t m, int64_t n, int64_t k, int b) { return pick_w(m, n, k, b, 0u); };
   // Rows of bench/results/2026-11-27-h100-mncap (k = 4 unless stated; us at 256 / 128 / 64 tokens):
   CHECK(pick(256, 5120, 768, 4) == 128);    // GLM q_b_proj: 19.4 / 12.4 / 17.7 (K split 2 ways at 256)
   CHECK(pick(1024, 2048, 512, 4) == 128);   // Qwen3 shared_expert.down: 23.0 / 10.8 / 13.7
@@ -324,10 +327,7 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles (160, 192, 224 to
   CHECK(pick(192, 10240, 2048, 3) == 64);   // Qwen3 dense.gate_up: 28.7 / 28.5
   // The 192-token candidate (`mid`, KBIT_TCW_TILE192): taken where it needs no more token tiles than 256 tokens;
   // rows of bench/results/2026-11-28-h100-tile192 (k = 4, tcw_pdl, us at 256 / 192 tokens):
-  auto pick_mid = [&](int64_t m, int64_t n, int64_t k, int b) {
-    M = m, N = n, steps = (k + 127) / 128, bits = b;
-    return kbit::tcw_choose_tile(M, N, bits, 132, slots_at, 2u);  // 192 tokens
-  };
+  auto pick_mid = [&](int64_t m, int64_t n, int64_t k, int b) { return pick_w(m, n, k, b, 2u); };  // 192 tokens
   CHECK(pick_mid(288, 2048, 5120, 4) == 192);   // GLM o_proj: 23.85 / 21.45
   CHECK(pick_mid(576, 4096, 4096, 4) == 192);   // Llama-3-8B q_proj: 56.38 / 48.73
   CHECK(pick_mid(160, 2048, 5120, 4) == 192);   // GLM o_proj: 15.76 / 14.71
@@ -338,10 +338,6 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles (160, 192, 224 to
   CHECK(pick_mid(512, 5120, 768, 4) != 192);     // GLM q_b_proj: three 192-token tiles against two (not measured)
   // 160 and 224 tokens (`mid` bits 0 and 2, KBIT_TCW_TILE160 / 224): the least tile of as many token tiles, by the
   // linear step cost; rows of bench/results/2026-11-28-h100-tilewidths (tcw_pdl, us at the tile without / with them)
-  auto pick_w = [&](int64_t m, int64_t n, int64_t k, int b, unsigned mid) {
-    M = m, N = n, steps = (k + 127) / 128, bits = b;
-    return kbit::tcw_choose_tile(M, N, bits, 132, slots_at, mid);
-  };
   CHECK(pick_w(288, 2048, 5120, 4, 3u) == 160);  // GLM o_proj: two tiles of 160 against two of 192
   CHECK(pick_w(416, 8192, 8192, 4, 6u) == 224);  // Llama-3-70B q_proj: two of 224 against two of 256 (not measured)
   CHECK(pick_w(416, 8192, 8192, 4, 2u) != 192);  // three of 192: not a candidate
