@@ -123,6 +123,12 @@ void tcw_force_plan(int mode);
 // lacks (tcw_tile_built) is ignored. It combines with any tcw_force_plan mode and, like that, applies to the
 // whole process and must be set before the workspace query.
 void tcw_force_tile(int mn);
+// Diagnostics only (KBIT_TCW_TIMELINE builds, tcw_common.cuh): tcw_kernel's warps stamp each step into buf, a
+// device buffer of tcw_timeline_words(ctas) words, for the first `ctas` CTAs of each launch (nullptr: off). Returns
+// false in builds without the knob. Layout: [cta][warp 0..7][step 0..63][event 0..5] SM clocks, then [cta][4]:
+// SM id, globaltimer at start and end (low 32 bits), steps run.
+bool tcw_timeline_set(uint32_t* buf, int ctas);
+size_t tcw_timeline_words(int ctas);
 // Whether this build has tcw's kernels for token tile mn (160, 192, 224 only with KBIT_TCW_TILE160 / 192 / 224).
 bool tcw_tile_built(int mn);
 // Tests only: tcw's CTAs per SM at M on w: the plan's count (plan); the plan's kernel (tcw_kernel for

@@ -81,6 +81,8 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
   const int64_t steps = tcw_steps(K), ktiles = k_tiles(K);
   int64_t sb, se;
   slice_range(steps, sk.splits, blockIdx.z, sb, se);
+  KBIT_TCW_TL_CTA(0, tcw_tl_smid());
+  KBIT_TCW_TL_CTA(1, tcw_tl_gtime());
 
   // The lane's block (step s: k-tile 2 s + q / 2, half q % 2) of rows n_lo and n_hi.
   const bool row_ok[2] = {n_lo < N, n_hi < N};
@@ -226,6 +228,7 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
     __syncthreads();
     uint32_t a0[4][4], a1[4][4];
     for (int s = sb32; s < se32; ++s) {
+      KBIT_TCW_TL(s - sb32, 0);
       uint32_t wc[2][KB], T[2][4], sc2[2];
       float sc[2];
       next_weights(s, wc, sc);
@@ -233,14 +236,19 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
       block_nibbles<KB>(wc[1], T[1]);
       sc2[0] = pack2<ACT>(sc[0], sc[0]);  // exact: E4M4 values are fp16 and bf16 numbers
       sc2[1] = pack2<ACT>(sc[1], sc[1]);
+      KBIT_TCW_TL(s - sb32, 1);
       wgmma_wait<1>();
+      KBIT_TCW_TL(s - sb32, 2);
 #pragma unroll
       for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, i, a0[i]);
+      KBIT_TCW_TL(s - sb32, 3);
       const uint64_t d = sync_step(s);
+      KBIT_TCW_TL(s - sb32, 4);
       issue(a0, d, 0);
 #pragma unroll
       for (int i = 0; i < 4; ++i) frag_from_pairs<ACT>(T, sc2, pair_base, 4 + i, a1[i]);
       issue(a1, d, 4);
+      KBIT_TCW_TL(s - sb32, 5);
       refill(s);  // (after both halves: between them ptxas serialized the wgmma, C7513)
     }
   } else if constexpr (KB >= 4) {
@@ -251,19 +259,25 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
     // this step's first half. (PTX: the A registers of an in-flight wgmma must not be written.)
     uint32_t a0[4][4], a1[4][4];
     for (int s = sb32; s < se32; ++s) {
+      KBIT_TCW_TL(s - sb32, 0);
       uint32_t wc[2][KB], E[2][4], O[2][4];
       float sc[2];
       next_weights(s, wc, sc);
       block_offsets<KB>(wc[0], E[0], O[0]);
       block_offsets<KB>(wc[1], E[1], O[1]);
+      KBIT_TCW_TL(s - sb32, 1);
       wgmma_wait<1>();
+      KBIT_TCW_TL(s - sb32, 2);
 #pragma unroll
       for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, i, a0[i]);
+      KBIT_TCW_TL(s - sb32, 3);
       const uint64_t d = sync_step(s);
+      KBIT_TCW_TL(s - sb32, 4);
       issue(a0, d, 0);
 #pragma unroll
       for (int i = 0; i < 4; ++i) frag_from_offsets<ACT, true>(E, O, sc, cb_base, 4 + i, a1[i]);
       issue(a1, d, 4);
+      KBIT_TCW_TL(s - sb32, 5);
       refill(s);  // (after both halves: between them ptxas serialized the wgmma, C7513)
     }
   } else {
@@ -271,6 +285,7 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
     // two arrays: the one a step writes was last read two steps back, retired by the previous
     // step's wgmma_wait<0>; the decode of a step overlaps the previous step's wgmma.
     auto step = [&](int s, uint32_t(&a)[tcv::kMmasPerStep][4]) {
+      KBIT_TCW_TL(s - sb32, 0);
       uint32_t wc[2][KB];
       float sc[2];
       next_weights(s, wc, sc);
@@ -280,7 +295,15 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
       for (int i = 0; i < tcv::kMmasPerStep; ++i)
 #pragma unroll
         for (int r = 0; r < 4; ++r) a[i][r] = W[r & 1][tcv::bt_pair_r(i, r)][tcv::bt_pair_c(i)];
+#if KBIT_TCW_TIMELINE
+      KBIT_TCW_TL(s - sb32, 3);
+      const uint64_t d = sync_step(s);
+      KBIT_TCW_TL(s - sb32, 4);
+      issue(a, d, 0);
+      KBIT_TCW_TL(s - sb32, 5);
+#else
       issue(a, sync_step(s), 0);
+#endif
       refill(s);
     };
     uint32_t fa[2][tcv::kMmasPerStep][4];
@@ -291,6 +314,8 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
   }
   wgmma_wait<0>();
   cp_async_wait<0>();
+  KBIT_TCW_TL_CTA(2, tcw_tl_gtime());
+  KBIT_TCW_TL_CTA(3, static_cast<uint32_t>(se32 - sb32));
   // LinearArgs::pdl: the next launch (the reduction, or the next call) may start now; earlier,
   // its waiting CTAs slowed this grid's main loop (bench/results/2026-11-25-h100-pdl3).
   if constexpr (kTcwPdlMain<MN, KB>) pdl_launch_dependents();
@@ -783,6 +808,20 @@ bool tcw_tile_built(int mn) {
   for (int j = 0; j < 3; ++j)  // the tiles between 128 and 256: the plan's candidates (kTcwMidMask) are the built ones
     if (kTcwMidTiles[j] == mn) return (kTcwMidMask >> j & 1u) != 0;
   return false;
+}
+
+bool tcw_timeline_set(uint32_t* buf, int ctas) {
+#if KBIT_TCW_TIMELINE
+  return cudaMemcpyToSymbol(g_tcw_tl, &buf, sizeof(buf)) == cudaSuccess &&
+         cudaMemcpyToSymbol(g_tcw_tl_ctas, &ctas, sizeof(ctas)) == cudaSuccess;
+#else
+  (void)buf, (void)ctas;
+  return false;
+#endif
+}
+
+size_t tcw_timeline_words(int ctas) {
+  return static_cast<size_t>(ctas) * (8 * kTcwTlSteps * kTcwTlEvents + kTcwTlCtaWords);
 }
 
 void tcw_force_tile(int mn) { g_tcw_force_tile.store(tcw_tile_built(mn) ? mn : 0, std::memory_order_relaxed); }

@@ -379,6 +379,83 @@ TEST_CASE("gpu: tcw's 160-, 192- and 224-token tiles equal the CPU reference bit
   CHECK_MESSAGE(tiles_run > 0, "KBIT_TEST_TCW_TILES=", only ? only : "", " names no tile this build has");
 }
 
+#if KBIT_TCW_TIMELINE
+TEST_CASE("gpu: tcw timeline (KBIT_TCW_TIMELINE builds): every warp stamps each step's events in order") {
+  // A diagnostic build's check, not a benchmark: tcw_kernel (per-tile plans, forced) stamps its SM clock at six
+  // points of each step (tcw_common.cuh); with KBIT_TCW_TIMELINE_OUT set the stamps go to that CSV for
+  // bench/scripts/tcw_timeline.py. Shapes of the "never slower than cuBLAS" gap (Llama-3 attention at
+  // M = 256..512, k = 4 on the pair table as real checkpoints are, and k = 2).
+  if (!gpu::tcw_supported()) return;
+  const int ctas = 132;
+  const size_t words = gpu::detail::tcw_timeline_words(ctas), stamp_words = size_t(ctas) * 8 * 64 * 6;
+  DeviceBuf<uint32_t> buf(words);
+  REQUIRE(gpu::detail::tcw_timeline_set(buf.p, ctas));
+  struct Unset {
+    ~Unset() {
+      gpu::detail::tcw_timeline_set(nullptr, 0);
+      gpu::detail::tcw_force_plan(0);
+    }
+  } unset;
+  gpu::detail::tcw_force_plan(1);  // per tile: tcw_kernel, the instrumented kernel
+  const char* out = std::getenv("KBIT_TCW_TIMELINE_OUT");
+  FILE* f = out ? std::fopen(out, "w") : nullptr;
+  if (out) REQUIRE_MESSAGE(f != nullptr, "cannot write KBIT_TCW_TIMELINE_OUT=", out);
+  if (f) std::fprintf(f, "case,N,K,M,bits,tile,cta,smid,t_start,t_end,steps,warp,step,e0,e1,e2,e3,e4,e5\n");
+  struct Case {
+    const char* name;
+    int64_t N, K, M;
+    int bits;
+  };
+  const Case cases[] = {{"llama8b.q_proj", 4096, 4096, 288, 4}, {"llama8b.q_proj", 4096, 4096, 512, 4},
+                        {"llama8b.q_proj", 4096, 4096, 288, 2}, {"llama70b.q_proj", 8192, 8192, 256, 4},
+                        {"llama70b.q_proj", 8192, 8192, 128, 4}};
+  Rng rng(77);
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    CAPTURE(c.M);
+    CAPTURE(c.bits);
+    QuantizedTensor q = random_weights(c.bits, 1, c.N, c.K, 500 + uint64_t(c.M) + uint64_t(c.bits));
+    for (size_t i = 0; i < q.codebook_stored.size(); ++i)  // fp16-normal values: k = 4 takes the pair table
+      q.codebook_stored[i] = -1.0f + 2.0f * (float(i) + 0.5f) / float(q.codebook_stored.size());
+    DeviceWeights w(q);
+    std::vector<uint16_t> A(size_t(c.M * c.K));
+    for (auto& a : A) a = to_act(Act::f16, float(rng.uniform() - 0.5));
+    std::vector<uint16_t> C;
+    for (int rep = 0; rep < 2; ++rep) {  // the second launch's stamps (the first warms caches and clocks)
+      buf.zero();
+      REQUIRE(run_dense(gpu::Kernel::tcw, Act::f16, w, A, c.M, C, nullptr));
+    }
+    const std::vector<uint32_t> h = buf.host();
+    const int tile = gpu::detail::tcw_occupancy(c.M, w.view, false).mn;
+    auto after = [](uint32_t a, uint32_t b) { return static_cast<int32_t>(b - a) >= 0; };  // b at or after a
+    int64_t stamped = 0, out_of_order = 0;
+    for (int cta = 0; cta < ctas; ++cta) {
+      const uint32_t* cw = h.data() + stamp_words + size_t(cta) * 4;
+      const int steps = static_cast<int>(std::min<uint32_t>(cw[3], 64));
+      for (int warp = 0; warp < 8; ++warp)
+        for (int st = 0; st < steps; ++st) {
+          const uint32_t* e = h.data() + ((size_t(cta) * 8 + warp) * 64 + st) * 6;
+          ++stamped;
+          uint32_t prev = e[0];
+          for (int ev = 1; ev < 6; ++ev) {
+            if (e[ev] == 0 && c.bits <= 3 && (ev == 1 || ev == 2)) continue;  // k <= 3 leaves them unset
+            if (!after(prev, e[ev])) ++out_of_order;
+            prev = e[ev];
+          }
+          if (st + 1 < steps && !after(e[5], e[6])) ++out_of_order;  // the next step's top after this one
+          if (f)
+            std::fprintf(f, "%s,%lld,%lld,%lld,%d,%d,%d,%u,%u,%u,%u,%d,%d,%u,%u,%u,%u,%u,%u\n", c.name,
+                         static_cast<long long>(c.N), static_cast<long long>(c.K), static_cast<long long>(c.M),
+                         c.bits, tile, cta, cw[0], cw[1], cw[2], cw[3], warp, st, e[0], e[1], e[2], e[3], e[4], e[5]);
+        }
+    }
+    CHECK(stamped > 0);
+    CHECK(out_of_order == 0);
+  }
+  if (f) REQUIRE(std::fclose(f) == 0);
+}
+#endif
+
 TEST_CASE("gpu: tcw's plan takes whole-tile runs at k >= 4 on >= 16 steps only") {
   // Llama-3-70B gate_up at M = 1024 (448 x 4 tiles of 64 steps: several waves per tile on an H100)
   // runs on the stream-K kernel (whole runs) at k = 4, 5 and per tile at k = 2, 3; GLM q_b_proj
