@@ -125,8 +125,8 @@ void tcw_force_plan(int mode);
 void tcw_force_tile(int mn);
 // Diagnostics only (KBIT_TCW_TIMELINE builds, tcw_common.cuh): tcw_kernel's warps stamp each step into buf, a
 // device buffer of tcw_timeline_words(ctas) words, for the first `ctas` CTAs of each launch (nullptr: off). Returns
-// false in builds without the knob. Layout: [cta][warp 0..7][step 0..63][event 0..5] SM clocks, then [cta][4]:
-// SM id, globaltimer at start and end (low 32 bits), steps run.
+// false in builds without the knob. Layout: [cta][warp 0..7][step 0..63][event 0..5] SM clocks, then [cta][6]:
+// SM id, globaltimer at start and end (low 32 bits), steps run, SM clock at start and end.
 bool tcw_timeline_set(uint32_t* buf, int ctas);
 size_t tcw_timeline_words(int ctas);
 // Whether this build has tcw's kernels for token tile mn (160, 192, 224 only with KBIT_TCW_TILE160 / 192 / 224).

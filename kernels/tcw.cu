@@ -83,6 +83,7 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
   slice_range(steps, sk.splits, blockIdx.z, sb, se);
   KBIT_TCW_TL_CTA(0, tcw_tl_smid());
   KBIT_TCW_TL_CTA(1, tcw_tl_gtime());
+  KBIT_TCW_TL_CTA(4, tcw_tl_clock());
 
   // The lane's block (step s: k-tile 2 s + q / 2, half q % 2) of rows n_lo and n_hi.
   const bool row_ok[2] = {n_lo < N, n_hi < N};
@@ -316,6 +317,7 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
   cp_async_wait<0>();
   KBIT_TCW_TL_CTA(2, tcw_tl_gtime());
   KBIT_TCW_TL_CTA(3, static_cast<uint32_t>(se32 - sb32));
+  KBIT_TCW_TL_CTA(5, tcw_tl_clock());
   // LinearArgs::pdl: the next launch (the reduction, or the next call) may start now; earlier,
   // its waiting CTAs slowed this grid's main loop (bench/results/2026-11-25-h100-pdl3).
   if constexpr (kTcwPdlMain<MN, KB>) pdl_launch_dependents();

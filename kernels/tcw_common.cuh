@@ -121,7 +121,7 @@ constexpr bool kTcwEarlyFetch = kTcwPdlMain<MN, KB> && !(MN == 256 && ((KBIT_TCW
 constexpr unsigned kTcwMidMask = (KBIT_TCW_TILE160 ? 1u : 0u) | (KBIT_TCW_TILE192 ? 2u : 0u) | (KBIT_TCW_TILE224 ? 4u : 0u);
 // KBIT_TCW_TIMELINE (diagnostic knob, default 0): tcw_kernel's warps stamp their SM clock at six points of each
 // step into the buffer tcw_timeline_set gives (lane 0 of each warp; the first kTcwTlSteps steps of the first
-// ctas CTAs), and each CTA its SM and globaltimer at start and end. The events of a step: 0 its top; 1 its
+// ctas CTAs), and each CTA its SM, and its globaltimer and SM clock at start and end. The events of a step: 0 its top; 1 its
 // weights decoded to nibbles or offsets (the load's wait included); 2 after wgmma_wait<1>; 3 the first half's
 // fragments built; 4 after sync_step (the stage's copy and the previous wgmma retired); 5 the second half issued.
 // k <= 3 stamps 0, 3 (its whole-step decode), 4, 5 and leaves 1 and 2 zero. For a per-warp timeline of a step's
@@ -130,9 +130,10 @@ constexpr unsigned kTcwMidMask = (KBIT_TCW_TILE160 ? 1u : 0u) | (KBIT_TCW_TILE19
 #ifndef KBIT_TCW_TIMELINE
 #define KBIT_TCW_TIMELINE 0
 #endif
-constexpr int kTcwTlSteps = 64, kTcwTlEvents = 6, kTcwTlCtaWords = 4;
+constexpr int kTcwTlSteps = 64, kTcwTlEvents = 6, kTcwTlCtaWords = 6;
 #if KBIT_TCW_TIMELINE
-// [cta][warp][step][event] stamps, then [cta][4] (smid, globaltimer at start and end, low 32 bits; steps run).
+// [cta][warp][step][event] stamps, then [cta][6] (smid, globaltimer at start and end, low 32 bits; steps run; SM
+// clock at start and end).
 static __device__ uint32_t* g_tcw_tl = nullptr;
 static __device__ int g_tcw_tl_ctas = 0;
 __device__ __forceinline__ uint32_t tcw_tl_clock() { return static_cast<uint32_t>(clock()); }

@@ -394,13 +394,13 @@ TEST_CASE("gpu: tcw timeline (KBIT_TCW_TIMELINE builds): every warp stamps each 
     ~Unset() {
       gpu::detail::tcw_timeline_set(nullptr, 0);
       gpu::detail::tcw_force_plan(0);
+      gpu::detail::tcw_force_tile(0);
     }
   } unset;
-  gpu::detail::tcw_force_plan(1);  // per tile: tcw_kernel, the instrumented kernel
   const char* out = std::getenv("KBIT_TCW_TIMELINE_OUT");
   FILE* f = out ? std::fopen(out, "w") : nullptr;
   if (out) REQUIRE_MESSAGE(f != nullptr, "cannot write KBIT_TCW_TIMELINE_OUT=", out);
-  if (f) std::fprintf(f, "case,N,K,M,bits,tile,cta,smid,t_start,t_end,steps,warp,step,e0,e1,e2,e3,e4,e5\n");
+  if (f) std::fprintf(f, "case,N,K,M,bits,tile,cta,smid,t_start,t_end,steps,c_start,c_end,warp,step,e0,e1,e2,e3,e4,e5\n");
   struct Case {
     const char* name;
     int64_t N, K, M;
@@ -421,16 +421,23 @@ TEST_CASE("gpu: tcw timeline (KBIT_TCW_TIMELINE builds): every warp stamps each 
     std::vector<uint16_t> A(size_t(c.M * c.K));
     for (auto& a : A) a = to_act(Act::f16, float(rng.uniform() - 0.5));
     std::vector<uint16_t> C;
+    // The token tile tcw's own plan takes, then a per-tile plan at it (tcw_kernel, the instrumented kernel; the own
+    // plan may be stream-K, whole runs or clusters, which are not stamped).
+    gpu::detail::tcw_force_plan(0);
+    gpu::detail::tcw_force_tile(0);
+    const int tile = gpu::detail::tcw_occupancy(c.M, w.view, false).mn;
+    gpu::detail::tcw_force_tile(tile);
+    gpu::detail::tcw_force_plan(1);
+    REQUIRE(gpu::detail::tcw_occupancy(c.M, w.view, false).mn == tile);
     for (int rep = 0; rep < 2; ++rep) {  // the second launch's stamps (the first warms caches and clocks)
       buf.zero();
       REQUIRE(run_dense(gpu::Kernel::tcw, Act::f16, w, A, c.M, C, nullptr));
     }
     const std::vector<uint32_t> h = buf.host();
-    const int tile = gpu::detail::tcw_occupancy(c.M, w.view, false).mn;
     auto after = [](uint32_t a, uint32_t b) { return static_cast<int32_t>(b - a) >= 0; };  // b at or after a
     int64_t stamped = 0, out_of_order = 0;
     for (int cta = 0; cta < ctas; ++cta) {
-      const uint32_t* cw = h.data() + stamp_words + size_t(cta) * 4;
+      const uint32_t* cw = h.data() + stamp_words + size_t(cta) * 6;
       const int steps = static_cast<int>(std::min<uint32_t>(cw[3], 64));
       for (int warp = 0; warp < 8; ++warp)
         for (int st = 0; st < steps; ++st) {
@@ -444,9 +451,10 @@ TEST_CASE("gpu: tcw timeline (KBIT_TCW_TIMELINE builds): every warp stamps each 
           }
           if (st + 1 < steps && !after(e[5], e[6])) ++out_of_order;  // the next step's top after this one
           if (f)
-            std::fprintf(f, "%s,%lld,%lld,%lld,%d,%d,%d,%u,%u,%u,%u,%d,%d,%u,%u,%u,%u,%u,%u\n", c.name,
+            std::fprintf(f, "%s,%lld,%lld,%lld,%d,%d,%d,%u,%u,%u,%u,%u,%u,%d,%d,%u,%u,%u,%u,%u,%u\n", c.name,
                          static_cast<long long>(c.N), static_cast<long long>(c.K), static_cast<long long>(c.M),
-                         c.bits, tile, cta, cw[0], cw[1], cw[2], cw[3], warp, st, e[0], e[1], e[2], e[3], e[4], e[5]);
+                         c.bits, tile, cta, cw[0], cw[1], cw[2], cw[3], cw[4], cw[5], warp, st, e[0], e[1], e[2],
+                         e[3], e[4], e[5]);
         }
     }
     CHECK(stamped > 0);

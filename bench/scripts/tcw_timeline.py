@@ -12,7 +12,8 @@ Per case (shape, M, k, token tile): SM clock cycles per step of tcw_kernel's war
 k <= 3 stamps no e1, e2: its decode is all in frag0 (e3 - e0). Medians over the CTAs' warps and the steps
 but each CTA's first and last, per warpgroup; `tensor` is the step's wgmma work at 4096 FLOP per clock per SM
 (2 x 128 rows x tile x 128 k / 4096 = 8 x tile cycles), so step / tensor is how far a step is from the tensor
-pipe's limit. The CTA line: its mean time (globaltimer) and the SM clock that time implies."""
+pipe's limit. The CTA line: its mean time (globaltimer, before the prologue to after the main loop, without the
+epilogue) and the SM clock over the same interval."""
 import collections
 import csv
 import gzip
@@ -35,7 +36,7 @@ def main():
         ctas = {}
         for r in rs:
             by_warp[(int(r['cta']), int(r['warp']))][int(r['step'])] = [int(r[f'e{i}']) for i in range(6)]
-            ctas[int(r['cta'])] = (int(r['t_start']), int(r['t_end']), int(r['steps']))
+            ctas[int(r['cta'])] = (int(r['t_start']), int(r['t_end']), int(r['c_start']), int(r['c_end']))
         parts = {wg: collections.defaultdict(list) for wg in (0, 1)}
         cycles_per_ns = []
         for (cta, warp), steps in by_warp.items():
@@ -54,10 +55,10 @@ def main():
                 parts[wg]['half1'].append(d(e[4], e[5]))
                 parts[wg]['refill'].append(d(e[5], nxt[0]))
                 parts[wg]['step'].append(d(e[0], nxt[0]))
-            if warp == 0 and n >= 2:
-                t0, t1, total = ctas[cta]
-                if total == n and (t1 - t0) & 0xffffffff > 0:
-                    cycles_per_ns.append(((steps[n - 1][5] - steps[0][0]) & 0xffffffff) / ((t1 - t0) & 0xffffffff))
+            if warp == 0:
+                t0, t1, c0, c1 = ctas[cta]
+                if (t1 - t0) & 0xffffffff > 0:
+                    cycles_per_ns.append(((c1 - c0) & 0xffffffff) / ((t1 - t0) & 0xffffffff))
         tensor = 8 * tile
         print(f'{name} M = {M}, k = {bits}, tile {tile}: {len(ctas)} CTAs stamped, tensor work {tensor} cycles a step')
         print('  warpgroup ' + ''.join(f'{p:>9}' for p in PARTS) + '   step/tensor')
@@ -65,11 +66,12 @@ def main():
             med = {p: statistics.median(v) for p, v in parts[wg].items() if v}
             cells = ''.join(f'{med[p]:9.0f}' if p in med else f'{"-":>9}' for p in PARTS)
             print(f'  {wg:9d} {cells}   {med.get("step", 0) / tensor:5.2f}')
-        durs = [((t1 - t0) & 0xffffffff) / 1000 for t0, t1, _ in ctas.values() if t1]
+        durs = [((t1 - t0) & 0xffffffff) / 1000 for t0, t1, _, _ in ctas.values() if t1]
         if durs:
             clk = statistics.median(cycles_per_ns) if cycles_per_ns else float('nan')
-            print(f'  CTA time {statistics.mean(durs):.2f} us mean ({min(durs):.2f}-{max(durs):.2f}); '
-                  f'SM clock ~{clk:.2f} GHz (loop cycles of warp 0 over its CTA time)')
+            print(f'  CTA time {statistics.mean(durs):.2f} us mean ({min(durs):.2f}-{max(durs):.2f}; thread 0 from '
+                  f'before the prologue to after the main loop); SM clock ~{clk:.2f} GHz (clock over globaltimer '
+                  f'on the same interval; the globaltimer ticks coarsely)')
         print()
 
 
