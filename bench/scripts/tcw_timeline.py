@@ -13,7 +13,10 @@ k <= 3 stamps no e1, e2: its decode is all in frag0 (e3 - e0). Medians over the 
 but each CTA's first and last, per warpgroup; `tensor` is the step's wgmma work at 4096 FLOP per clock per SM
 (2 x 128 rows x tile x 128 k / 4096 = 8 x tile cycles), so step / tensor is how far a step is from the tensor
 pipe's limit. The CTA line: its mean time (globaltimer, before the prologue to after the main loop, without the
-epilogue) and the SM clock over the same interval."""
+epilogue) and the SM clock over the same interval.
+Then per warp (the lag table): the median time of each stamp from the step's earliest e0 over all 8 warps (one CTA's
+step at a time, neither its first nor its last), and the median offset of warpgroup 1's e4 from warpgroup 0's, in
+steps. wgmma is warpgroup-wide, so a warpgroup's wgmma start when its last warp reaches e4."""
 import collections
 import csv
 import gzip
@@ -72,7 +75,39 @@ def main():
             print(f'  CTA time {statistics.mean(durs):.2f} us mean ({min(durs):.2f}-{max(durs):.2f}; thread 0 from '
                   f'before the prologue to after the main loop); SM clock ~{clk:.2f} GHz (clock over globaltimer '
                   f'on the same interval; the globaltimer ticks coarsely)')
+        lag_table(by_warp, bits)
         print()
+
+
+def lag_table(by_warp, bits):
+    """Per warp, the median of (stamp - the step's earliest e0) over the CTAs' inner steps; and wg1's e4 offset."""
+    ctas = sorted({cta for cta, _ in by_warp})
+    rel = collections.defaultdict(list)
+    offset = []
+    for cta in ctas:
+        ws = [by_warp.get((cta, w)) for w in range(8)]
+        if any(w is None for w in ws):
+            continue
+        n = min(max(w) + 1 for w in ws)
+        for s in range(1, n - 1):
+            base = min(ws[w][s][0] for w in range(8))
+            for w in range(8):
+                e = ws[w][s] + [ws[w][s + 1][0]]
+                rel[w].append([(x - base) & 0xffffffff for x in e])
+            step = (ws[0][s + 1][0] - ws[0][s][0]) & 0xffffffff
+            d = ws[4][s][4] - ws[0][s][4]
+            d = d - (1 << 32) if d >= 1 << 31 else d
+            offset.append(d / step if step else 0.0)
+    if not rel:
+        return
+    cols = ('e0', 'e1', 'e2', 'e3', 'e4', 'e5', 'next e0')
+    print('  lag table: median cycles from the step\'s earliest e0' + ('' if bits >= 4 else ' (k <= 3: no e1, e2)'))
+    print('  warp ' + ''.join(f'{c:>9}' for c in cols))
+    for w in range(8):
+        med = [statistics.median(c) for c in zip(*rel[w])]
+        cells = ''.join(f'{"-":>9}' if bits <= 3 and i in (1, 2) else f'{m:9.0f}' for i, m in enumerate(med))
+        print(f'  {w:4d} {cells}')
+    print(f'  warpgroup 1 e4 - warpgroup 0 e4: median {statistics.median(offset):+.2f} steps')
 
 
 if __name__ == '__main__':
