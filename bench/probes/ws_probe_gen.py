@@ -5,18 +5,20 @@ warpgroups and 2 consumer warpgroups (128 weight rows, 256 tokens, 128 k per ste
 k = 4 pair table 32 KB):
 - producers: each step, one thread bulk-copies a 64 KB activation tile (8 tiles in rotation, L2-resident) into the
   stage; every producer thread does what P = 2 makes one tcw thread's share of the decode -- the weights of rows g and
-  g + 8 (16 B + an absmax byte each, loaded a step ahead from a stream of its CTA's own, DRAM), block_nibbles,
+  g + 8 (16 B + an absmax byte each, loaded two steps ahead from a stream of its CTA's own, DRAM), block_nibbles,
   frag_from_pairs for the 8 sub-steps -- and stores each sub-step's A fragment with stmatrix into the stage's A tile
   (K-major, no swizzle, tcw's descriptor layout); then fence.proxy.async, one arrival per warp on the stage's full
   mbarrier. P = 1 does two such shares per thread. MODE 0 stores zeros instead (no loads, no decode): the floor of the
   pipeline (copies, stmatrix, mbarriers, wgmma).
 - consumers: wait for the stage, 8 wgmma m64n256k16 with A and B from shared memory, commit, wgmma_wait<1>, release the
   previous stage (empty mbarrier, one arrival per warp).
-- setmaxnreg: P = 1 (384 threads, 168 at entry): producers 72, consumers 216; P = 2 (512, 128): 64 and 192. At 128
+- setmaxnreg: P = 1 (384 threads, 168 at entry): producers 80, consumers 208; P = 2 (512, 128): 64 and 192. At 128
   registers at entry ptxas will not compile a wgmma m64n256k16 (C7602: it needs 154), so P = 2's consumers issue two
   m64n128k16 per sub-step (the same tensor work).
 Prints the consumers' median SM cycles per step (after 4 warm-up steps) against the tensor floor of 2,048 (two
-warpgroups x 8 x 128 cycles). tcw at 256 tokens runs 3,125-3,392 (bench/results/2026-11-28-h100-timeline); the third
+warpgroups x 8 x 128 cycles). That floor is not reachable here: at 2,048 cycles a step the shared memory would move
+~125 B a cycle (the wgmma reads 160 KB, the copy and stmatrix write 96 KB; ~141 B with the pair-table loads) against
+~128, and L2 would serve ~7.4 TB/s of activation copies (a reviewer's estimate): read MODE 1 against MODE 0. tcw at 256 tokens runs 3,125-3,392 (bench/results/2026-11-28-h100-timeline); the third
 session's tcp (8 producer warps, 128 tokens) decoded ~2,600 cycles a step. Operand values are garbage (timing only).
 Usage: python3 ws_probe_gen.py > ws.cu; nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -DKBIT_HAVE_SM90A=1
 -I kernels -I lib ws.cu -o ws && ./ws"""
@@ -87,42 +89,36 @@ __global__ void __launch_bounds__((P + 2) * 128, 1)
   stage_pair_table<Act::f16>(cb, table);
   __syncthreads();
   if (wg >= 2) {
-    setmaxnreg_dec<P == 1 ? 72 : 64>();
+    setmaxnreg_dec<P == 1 ? 80 : 64>();
     constexpr int R = 2 / P;  // the shares of a producer thread
     const int pt = tid - 256;
     const int64_t cta_w = static_cast<int64_t>(blockIdx.x) * steps * 512;
-    uint4 wn[R][2];
-    uint8_t sn[R][2];
-    auto fetch = [&](int s) {
+    // The weights two steps ahead, in two register sets (X for even steps, Y for odd; the loop is unrolled by 2 so
+    // that each set is named statically): a step decodes from its set, then refills it for the step after next.
+    uint4 wx[R][2], wy[R][2];
+    uint8_t sx[R][2], sy[R][2];
+    auto fetch = [&](int s, uint4(&w)[R][2], uint8_t(&a)[R][2]) {
 #pragma unroll
       for (int r = 0; r < R; ++r)
 #pragma unroll
         for (int j = 0; j < 2; ++j) {
           const int64_t i = cta_w + static_cast<int64_t>(s) * 512 + 2 * (pt + 128 * P * r) + j;
           if constexpr (MODE == 1) {
-            wn[r][j] = __ldg(wts + i);
-            sn[r][j] = __ldg(am + i);
+            w[r][j] = __ldg(wts + i);
+            a[r][j] = __ldg(am + i);
+          } else {
+            w[r][j] = make_uint4(0u, 0u, 0u, 0u);
+            a[r][j] = 0;
           }
         }
     };
-    fetch(0);
-    for (int s = 0; s < steps; ++s) {
+    auto step = [&](int s, uint4(&wc)[R][2], uint8_t(&sc8)[R][2]) {
       const int st = s % kStages;
       if (s >= kStages) mbar_wait(empty(st), static_cast<uint32_t>((s / kStages - 1) & 1));
       if (pt == 0) {
         mbar_arrive_expect_tx(full(st), kBBytes);
         bulk_copy_g2s(smem_addr(B + st * kBBytes), act + (s % 8) * (kBBytes / 16), kBBytes, full(st));
       }
-      uint4 wc[R][2];
-      uint8_t sc8[R][2];
-#pragma unroll
-      for (int r = 0; r < R; ++r)
-#pragma unroll
-        for (int j = 0; j < 2; ++j) {
-          wc[r][j] = wn[r][j];
-          sc8[r][j] = sn[r][j];
-        }
-      if (s + 1 < steps) fetch(s + 1);
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         const int e = pt + 128 * P * r, ew = e / 32, el = e % 32;
@@ -149,13 +145,20 @@ __global__ void __launch_bounds__((P + 2) * 128, 1)
                        : "memory");
         }
       }
+      if (s + 2 < steps) fetch(s + 2, wc, sc8);  // this set's next use
       fence_proxy_async_smem();
       __syncwarp();
       if (lane == 0) mbar_arrive(full(st));
+    };
+    fetch(0, wx, sx);
+    if (steps > 1) fetch(1, wy, sy);
+    for (int s = 0; s < steps; s += 2) {  // steps is even
+      step(s, wx, sx);
+      step(s + 1, wy, sy);
     }
     return;
   }
-  setmaxnreg_inc<P == 1 ? 216 : 192>();
+  setmaxnreg_inc<P == 1 ? 208 : 192>();
   float acc[128];
 #pragma unroll
   for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
@@ -211,13 +214,15 @@ void run(const uint4* wts, const uint8_t* am, const uint4* act, uint32_t* dout, 
     cudaEventRecord(e0);
     k<<<sms, (P + 2) * 128, kSmem>>>(wts, am, act, steps, dout, sink);
     cudaEventRecord(e1);
-    if (cudaDeviceSynchronize() != cudaSuccess) {
+    if (cudaGetLastError() != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
       std::printf("P=%d MODE=%d: launch failed: %s\\n", P, MODE, cudaGetErrorString(cudaGetLastError()));
       std::exit(1);
     }
     float ms = 0.0f;
     cudaEventElapsedTime(&ms, e0, e1);
     best = std::min(best, ms);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
   }
   std::vector<uint32_t> h(sms * 8);
   cudaMemcpy(h.data(), dout, h.size() * 4, cudaMemcpyDeviceToHost);
@@ -231,7 +236,7 @@ void run(const uint4* wts, const uint8_t* am, const uint4* act, uint32_t* dout, 
 int main() {
   int sms = 0;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-  const int steps = 64;
+  const int steps = 64;  // even (the producers' loop is unrolled by 2)
   const size_t wbytes = static_cast<size_t>(sms) * steps * 512 * 16;
   uint4 *wts, *act;
   uint8_t* am;
