@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in the thirty-sixth session on branch exp/tcw-timeline, not yet run: where a tcw step's time goes.
+# Thirty-sixth session (branch exp/tcw-timeline, merged): where a tcw step's time goes. Its steps first ran inside bench/scripts/h100_timeline_checks.sh (bench/results/2026-11-28-h100-timeline).
 # This tree built with -DKBIT_TCW_TIMELINE=1 (kernels/tcw_common.cuh: tcw_kernel's warps stamp their SM clock at six
 # points of each step; off, the kernels are byte-identical to main's), kbit_tests_kernels only; then the doctest
 # "gpu: tcw timeline ..." (per-tile plans forced; Llama-3-8B q_proj M = 288, 512 at k = 4 and 288 at k = 2,
