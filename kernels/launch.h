@@ -129,6 +129,8 @@ void tcw_force_tile(int mn);
 // SM id, globaltimer at start and end (low 32 bits), steps run, SM clock at start and end.
 bool tcw_timeline_set(uint32_t* buf, int ctas);
 size_t tcw_timeline_words(int ctas);
+// That layout's sizes: warps per CTA, steps and events stamped per warp, the CTA words after the stamps.
+inline constexpr int kTcwTlWarps = 8, kTcwTlSteps = 64, kTcwTlEvents = 6, kTcwTlCtaWords = 6;
 // Whether this build has tcw's kernels for token tile mn (160, 192, 224 only with KBIT_TCW_TILE160 / 192 / 224).
 bool tcw_tile_built(int mn);
 // Tests only: tcw's CTAs per SM at M on w: the plan's count (plan); the plan's kernel (tcw_kernel for

@@ -18,11 +18,11 @@
 // (KBIT_TCW_MBAR, tcw_common.cuh) tcw_kernel has no barrier per step: thread 0 bulk-copies each
 // stage, counted by a full mbarrier, and refills a stage once every warp has arrived on its empty
 // mbarrier (its wgmma of the step that read it retired).
-// Token tile: M's default (32, 64, 128, 256 tokens), or from M = 65 up half or a quarter of it, or 192 tokens
-// where the default is 256 and 192 needs no more token tiles (KBIT_TCW_TILE192), where the plans' cost model
-// puts that well ahead (tcw_choose_tile, lib/kbit/tcw_sched.h). An SM holds two
-// CTAs of the 32-token kernels and of the 64-token ones of k = 2, of k = 3 and of k = 4 on the pair table
-// (kTcwMinBlocks, tcw_common.cuh), one of the others; the plan counts what the kernel holds (tcw_slots).
+// Token tile: M's default (32, 64, 128, 256 tokens), or from M = 65 up half or a quarter of it, or 160, 192 or 224
+// tokens where the default is 256 and the tile needs no more token tiles, up to M = 576 (KBIT_TCW_TILE160 / 192 /
+// 224, kTcwMidMaxM), where the plans' cost model puts that well ahead (tcw_choose_tile, lib/kbit/tcw_sched.h). An
+// SM holds two CTAs of the 32-token kernels and of the 64-token ones of k = 2, of k = 3 and of k = 4 on the pair
+// table (kTcwMinBlocks, tcw_common.cuh), one of the others; the plan counts what the kernel holds (tcw_slots).
 // Work (tcw_plan; tcw_slots, lib/kbit/tcw_sched.h): per tile -- tcw_kernel on row tiles x token tiles x K
 // slices, the slices' fp32 partials summed by tcw_reduce_kernel -- or, where whole tiles leave the
 // last wave short, stream-K -- tcw_streamk_kernel (tcw_streamk.cuh) on one wave of CTAs, each a
@@ -823,18 +823,18 @@ bool tcw_timeline_set(uint32_t* buf, int ctas) {
 }
 
 size_t tcw_timeline_words(int ctas) {
-  return static_cast<size_t>(ctas) * (8 * kTcwTlSteps * kTcwTlEvents + kTcwTlCtaWords);
+  return static_cast<size_t>(ctas) * (kTcwTlWarps * kTcwTlSteps * kTcwTlEvents + kTcwTlCtaWords);
 }
 
 void tcw_force_tile(int mn) { g_tcw_force_tile.store(tcw_tile_built(mn) ? mn : 0, std::memory_order_relaxed); }
 
 bool tcw_cluster_slices(int64_t M, const TiledView& w, Act act, bool pdl) {
   if (!tcw_available() || M < 1 || M > kTcwMaxM) return false;
-  // The plan without the tiles between 128 and 256 tokens (160, 192, 224): the dispatch rule that asks (choose_kernel, api.cu) was measured on those
-  // plans (bench/results/2026-11-27-h100-cldisp), and the tile moves some shapes' plans into or out of cluster
-  // slices (Qwen3 q_proj at M = 158..160, k = 2, 3, out, where tcw's 192-token plan measured 1.10-1.14x faster
-  // than the 128-token cluster plan: bench/results/2026-11-28-h100-tile192). Where the rule takes tcw, the launch
-  // plans with the tile.
+  // The plan without the tiles between 128 and 256 tokens (160, 192, 224): the dispatch rule that asks
+  // (choose_kernel, api.cu) was measured on those plans (bench/results/2026-11-27-h100-cldisp), and the tile moves
+  // some shapes' plans into or out of cluster slices (Qwen3 q_proj at M = 158..160, k = 2, 3, out, where tcw's
+  // 192-token plan measured 1.10-1.14x faster than the 128-token cluster plan: bench/results/2026-11-28-h100-
+  // tile192). Where the rule takes tcw, the launch plans with the tile.
   const TcwPlan p = tcw_plan(M, w, 0u);
   if (!p.cluster) return false;
   return with_variant(p.mn, w.bits, p.pairs, false, [&](auto kb, auto tile, auto pr) {

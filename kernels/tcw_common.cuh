@@ -118,19 +118,21 @@ constexpr bool kTcwEarlyFetch = kTcwPdlMain<MN, KB> && !(MN == 256 && ((KBIT_TCW
 #ifndef KBIT_TCW_TILE224
 #define KBIT_TCW_TILE224 1
 #endif
-constexpr unsigned kTcwMidMask = (KBIT_TCW_TILE160 ? 1u : 0u) | (KBIT_TCW_TILE192 ? 2u : 0u) | (KBIT_TCW_TILE224 ? 4u : 0u);
+constexpr unsigned kTcwMidMask =
+    (KBIT_TCW_TILE160 ? 1u : 0u) | (KBIT_TCW_TILE192 ? 2u : 0u) | (KBIT_TCW_TILE224 ? 4u : 0u);
 // KBIT_TCW_TIMELINE (diagnostic knob, default 0): tcw_kernel's warps stamp their SM clock at six points of each
 // step into the buffer tcw_timeline_set gives (lane 0 of each warp; the first kTcwTlSteps steps of the first
-// ctas CTAs), and each CTA its SM, and its globaltimer and SM clock at start and end. The events of a step: 0 its top; 1 its
-// weights decoded to nibbles or offsets (the load's wait included); 2 after wgmma_wait<1>; 3 the first half's
-// fragments built; 4 after sync_step (the stage's copy and the previous wgmma retired); 5 the second half issued.
+// ctas CTAs; the layout in launch.h), and each CTA its SM, and its globaltimer and SM clock at start and end. The
+// events of a step: 0 its top; 1 its weights decoded to nibbles or offsets (the load's wait included); 2 after
+// wgmma_wait<1>; 3 the first half's fragments built; 4 after sync_step (the stage's copy and the previous wgmma
+// retired); 5 the second half issued.
 // k <= 3 stamps 0, 3 (its whole-step decode), 4, 5 and leaves 1 and 2 zero. For a per-warp timeline of a step's
 // chains (docs/perf-notes.md: a step at 256 tokens costs 1.55 us against 1.12 us of tensor work); off, the
 // kernels are byte-identical to a build without it.
 #ifndef KBIT_TCW_TIMELINE
 #define KBIT_TCW_TIMELINE 0
 #endif
-constexpr int kTcwTlSteps = 64, kTcwTlEvents = 6, kTcwTlCtaWords = 6;
+static_assert(kTcwTlWarps == kTcwThreads / 32, "the timeline's layout (launch.h) has a row per warp");
 #if KBIT_TCW_TIMELINE
 // [cta][warp][step][event] stamps, then [cta][6] (smid, globaltimer at start and end, low 32 bits; steps run; SM
 // clock at start and end).
@@ -154,13 +156,15 @@ __device__ __forceinline__ void tcw_tl_stamp(int rel_step, int ev) {
   const int cta = tcw_tl_cta();
   if (g_tcw_tl && cta < g_tcw_tl_ctas && (threadIdx.x & 31) == 0 && rel_step < kTcwTlSteps) {
     const int warp = threadIdx.x / 32;
-    g_tcw_tl[((static_cast<int64_t>(cta) * 8 + warp) * kTcwTlSteps + rel_step) * kTcwTlEvents + ev] = tcw_tl_clock();
+    g_tcw_tl[((static_cast<int64_t>(cta) * kTcwTlWarps + warp) * kTcwTlSteps + rel_step) * kTcwTlEvents + ev] =
+        tcw_tl_clock();
   }
 }
 __device__ __forceinline__ void tcw_tl_cta_word(int i, uint32_t v) {
   const int cta = tcw_tl_cta();
   if (g_tcw_tl && cta < g_tcw_tl_ctas && threadIdx.x == 0)
-    g_tcw_tl[static_cast<int64_t>(g_tcw_tl_ctas) * 8 * kTcwTlSteps * kTcwTlEvents + cta * kTcwTlCtaWords + i] = v;
+    g_tcw_tl[static_cast<int64_t>(g_tcw_tl_ctas) * kTcwTlWarps * kTcwTlSteps * kTcwTlEvents + cta * kTcwTlCtaWords + i] =
+        v;
 }
 #define KBIT_TCW_TL(step, ev) tcw_tl_stamp((step), (ev))
 #define KBIT_TCW_TL_CTA(i, v) tcw_tl_cta_word((i), (v))

@@ -387,7 +387,9 @@ TEST_CASE("gpu: tcw timeline (KBIT_TCW_TIMELINE builds): every warp stamps each 
   // M = 256..512, k = 4 on the pair table as real checkpoints are, and k = 2).
   if (!gpu::tcw_supported()) return;
   const int ctas = 132;
-  const size_t words = gpu::detail::tcw_timeline_words(ctas), stamp_words = size_t(ctas) * 8 * 64 * 6;
+  namespace d = gpu::detail;  // the buffer's layout: launch.h
+  const size_t words = d::tcw_timeline_words(ctas),
+               stamp_words = size_t(ctas) * d::kTcwTlWarps * d::kTcwTlSteps * d::kTcwTlEvents;
   DeviceBuf<uint32_t> buf(words);
   REQUIRE(gpu::detail::tcw_timeline_set(buf.p, ctas));
   struct Unset {
@@ -437,19 +439,19 @@ TEST_CASE("gpu: tcw timeline (KBIT_TCW_TIMELINE builds): every warp stamps each 
     auto after = [](uint32_t a, uint32_t b) { return static_cast<int32_t>(b - a) >= 0; };  // b at or after a
     int64_t stamped = 0, out_of_order = 0;
     for (int cta = 0; cta < ctas; ++cta) {
-      const uint32_t* cw = h.data() + stamp_words + size_t(cta) * 6;
-      const int steps = static_cast<int>(std::min<uint32_t>(cw[3], 64));
-      for (int warp = 0; warp < 8; ++warp)
+      const uint32_t* cw = h.data() + stamp_words + size_t(cta) * d::kTcwTlCtaWords;
+      const int steps = static_cast<int>(std::min<uint32_t>(cw[3], d::kTcwTlSteps));
+      for (int warp = 0; warp < d::kTcwTlWarps; ++warp)
         for (int st = 0; st < steps; ++st) {
-          const uint32_t* e = h.data() + ((size_t(cta) * 8 + warp) * 64 + st) * 6;
+          const uint32_t* e = h.data() + ((size_t(cta) * d::kTcwTlWarps + warp) * d::kTcwTlSteps + st) * d::kTcwTlEvents;
           ++stamped;
           uint32_t prev = e[0];
-          for (int ev = 1; ev < 6; ++ev) {
+          for (int ev = 1; ev < d::kTcwTlEvents; ++ev) {
             if (e[ev] == 0 && c.bits <= 3 && (ev == 1 || ev == 2)) continue;  // k <= 3 leaves them unset
             if (!after(prev, e[ev])) ++out_of_order;
             prev = e[ev];
           }
-          if (st + 1 < steps && !after(e[5], e[6])) ++out_of_order;  // the next step's top after this one
+          if (st + 1 < steps && !after(e[5], e[d::kTcwTlEvents])) ++out_of_order;  // the next step's top after this one
           if (f)
             std::fprintf(f, "%s,%lld,%lld,%lld,%d,%d,%d,%u,%u,%u,%u,%u,%u,%d,%d,%u,%u,%u,%u,%u,%u\n", c.name,
                          static_cast<long long>(c.N), static_cast<long long>(c.K), static_cast<long long>(c.M),
