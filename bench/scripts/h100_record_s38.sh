@@ -11,6 +11,6 @@ device_run_init "$OUT/rec" 565
 device_build_new /tmp/rec kbit-bench kbit-verify || exit 1
 gpu_info
 verify_run verify-pdl 90 4 "verify --quick --pdl automatic,moe" --quick --pdl --kernels dense.automatic,moe
-arm_setup() { B="--M 1,2,4,8,16,32,64,128,256,512,1024 --bits 2,4 --dtypes f16 --markdown $W/report.md"; }
+arm_setup() { B="--M 1,2,4,8,16,32,64,128,256,512,1024 --bits 2,4 --dtypes f16 --markdown $W/report.md --svg-dir $W/svg"; }
 REPS=1 MIN_LEFT=60 bench_rotation "${REC_TAG:-main}" record
 python3 bench/scripts/targets.py "$W/bench-1-record.json" --markdown "$W/targets.md" >> "$W/summary.txt" 2>&1
