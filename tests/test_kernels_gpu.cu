@@ -975,7 +975,7 @@ TEST_CASE("gpu: under PDL an SM holds no more of tcw's CTAs than the plan counte
   MESSAGE("the plans' CTAs per SM (N = 8192 then 8960; k = 2..5, half_cb no/yes, M = 32, 64, 128, 256):", plans);
 }
 
-TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on tcv's split grids") {
+TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on tcv's split grids (and M = 2, 9..12)") {
   // choose_kernel reads only the shape (no memory allocated). From 32 M weights at M = 3..8 tcv at
   // k = 2, 3, 5 and tcw at k = 4 where tcv's grid is split: Llama-3-8B down (4096 x 14336, 58.7 M;
   // 768 CTAs of 3 slices on an H100) at M = 5..8. Llama-3-70B q_proj (8192 x 8192, 67 M), whose grid
@@ -1012,6 +1012,25 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
         w.K = 14336;
         CHECK_FALSE(tcv_unsplit_wave(gpu::detail::tcv_plan_of(M, w, Act::f16)));
         if (M >= 5) check(4096, 14336, M, big);
+      }
+      // M = 9..12 at k = 2, 3 (bench/results/2026-11-28-h100-audit-s38): Llama-3-70B q_proj to tcv; M = 16 to tcw.
+      w.N = 8192;
+      w.K = 8192;
+      CHECK(tcv_unsplit_wave(gpu::detail::tcv_plan_of(12, w, Act::f16)));
+      check(8192, 8192, 9, bits <= 3 ? gpu::Kernel::tcv : gpu::Kernel::tcw);
+      check(8192, 8192, 12, bits <= 3 ? gpu::Kernel::tcv : gpu::Kernel::tcw);
+      check(8192, 8192, 16, gpu::Kernel::tcw);
+      // M = 2 (-audit-s38): tcv at k = 2, 3 (its pair tables, from 16 / 32 M weights), at k = 4 only on rows of
+      // N = 8192 and K >= 8192 (Llama-3-70B q_proj, down), gemv at k = 5 and on the other k = 4 rows (Llama-3-70B
+      // gate_up, Llama-3-8B down).
+      for (const auto& [N, K, wide_k4] : {std::tuple<int64_t, int64_t, bool>{8192, 8192, true},
+                                          {8192, 28672, true},
+                                          {57344, 8192, false},
+                                          {4096, 14336, false}}) {
+        w.N = N;
+        w.K = K;
+        const gpu::Kernel m2 = bits <= 3 || (bits == 4 && wide_k4) ? gpu::Kernel::tcv : gpu::Kernel::gemv;
+        CHECK_MESSAGE(gpu::choose_kernel(2, w, Act::f16, false, true) == m2, "N=", N, " K=", K, " M=2");
       }
       check(2048, 10240, 4, gpu::Kernel::tcv);
       check(2048, 10240, 8, big);

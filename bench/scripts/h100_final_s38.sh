@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Thirty-eighth session, last call: the two dispatch rules from the audit (bench/results/2026-11-28-h100-audit-s38)
+# as landed in kernels/api.cu -- under PDL, tcv at M = 2, k = 4 on rows of N = 8192..16383 and K >= 8192 (Llama-3-70B
+# q/o_proj, down), and tcv at M = 9..12, k = 2, 3 on the unsplit one-wave grids of 32..100 M weights (Llama-3-70B
+# q/o_proj). One build of main; the PDL dispatch doctests (their new M = 2 and M = 9..12 checks) and the automatic
+# ones; kbit-verify --full --pdl over automatic on Llama-3-70B at M = 2, 9, 12; then one kbit-bench run of
+# automatic_pdl beside gemv_pdl, tcv_pdl and tcw_pdl on Llama-3-70B at M = 2, 9, 12, k = 2..5
+# (bench/scripts/pdl_kernels_table.py: automatic_pdl should now run the fastest kernel's time on the moved rows).
+# Pack first; carry .deps/sys.txz. Env: BUDGET (default 520 s), REC_TAG.
+set -u
+source bench/scripts/lib/device_run.sh
+source bench/scripts/lib/device_build.sh
+device_run_init "$OUT/fin" 520
+device_build_new /tmp/fin kbit-bench kbit-verify kbit_tests_kernels || exit 1
+gpu_info
+doctest_filter '*with PDL*,*automatic*' 150 'dispatch and automatic doctests'
+# kbit-verify --pdl on each moved case by name (the sweeps rotate k and dtype per M, so they miss most of them).
+: > "$W/verify-pdl.txt"; vrc=0
+for dt in f16 bf16; do
+  for c in attn.q_proj/N8192.K8192/M2/k4 attn.o_proj/N8192.K8192/M2/k4 mlp.down/N8192.K28672/M2/k4 \
+           attn.q_proj/N8192.K8192/M9/k2 attn.q_proj/N8192.K8192/M12/k2 attn.q_proj/N8192.K8192/M12/k3 \
+           attn.o_proj/N8192.K8192/M9/k3 attn.o_proj/N8192.K8192/M12/k2 attn.o_proj/N8192.K8192/M12/k3; do
+    timeout 60 "${V[@]}" --pdl --case "dense/llama-3-70b.$c/$dt/automatic" >> "$W/verify-pdl.txt" 2>&1 || vrc=1
+  done
+done
+s "verify --pdl automatic on the 18 moved cases rc=$vrc after $((SECONDS - T0)) s: $(grep -c 'PASS$' "$W/verify-pdl.txt") PASS lines"
+grep -E "cases in" "$W/verify-pdl.txt" | sort | uniq -c | tee -a "$W/summary.txt"
+arm_setup() {
+  B="--models llama-3-70b --M 2,9,12 --bits 2,3,4,5 --dtypes f16"
+  KERNELS=automatic_pdl,gemv_pdl,tcv_pdl,tcw_pdl
+}
+REPS=1 MIN_LEFT=30 bench_rotation "${REC_TAG:-main}" moved
+python3 bench/scripts/pdl_kernels_table.py "$W/bench-1-moved.json" > "$W/table.txt" 2>&1
+grep -c MISS "$W/table.txt" | sed 's/^/MISS rows: /' | tee -a "$W/summary.txt"
