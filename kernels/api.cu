@@ -274,9 +274,10 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     // The audit of 2026-11-28 (bench/results/2026-11-28-h100-audit-s38: gemv_pdl, tcv_pdl, tcw_pdl beside
     // automatic_pdl in one run, all four catalogue models, M = 2..16, k = 2..5) had tcv ahead of gemv at M = 2,
     // k = 4 on rows of N = 8192 with K >= 8192 (on tcv's pair table, from 32 M weights): Llama-3-70B q/o_proj
-    // 18.08-18.14 us against 19.66-19.67, down 55.91 against 60.55. Not on the other widths: Llama-3-70B gate_up
+    // 18.08-18.14 us against 19.66-19.67, down 55.91 against 60.55. Elsewhere it lost or tied: Llama-3-70B gate_up
     // (N = 57344) 116.55 against 110.68, Llama-3-8B gate_up (28672) 33.72 against 33.39, Llama-3-8B down (4096 x
-    // 14336) 17.71 against 17.60. The bounds N = 8192..16383 and K >= 8192 hold the measured winners only.
+    // 14336) 17.71 against 17.60; GLM shared_experts.gate_up (20480 x 2048) gained 1.047x (13.48 against 14.11)
+    // and stays on gemv. The bounds N = 8192..16383 and K >= 8192 hold the winners of > 5% only.
     const bool pairs_m2 = M == 2 && (w.bits == 3 || (w.bits == 2 && weights >= 16.0e6) ||
                                      (w.bits == 4 && w.N >= 8192 && w.N < 16384 && w.K >= 8192));
     const bool pairs_m1 = M == 1 && w.bits == 2 && weights >= 16.0e6 && w.K <= 2048;
@@ -333,11 +334,15 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
       // 22.83 / 23.42 / 23.80 at M = 3 / 4 / 8 (M = 5..7 between them; not re-measured as automatic_pdl;
       // M = 16 stays on tcw, 24.24 against 30.64). Llama-3-8B down keeps tcw at k = 4 from M = 5 (its
       // 3-slice grid: 22.49 against 21.54 at M = 8).
-      // At M = 9..12, k = 2, 3 too (bench/results/2026-11-28-h100-audit-s38, same run): Llama-3-70B q/o_proj at
-      // M = 12 tcv_pdl 21.10-21.20 / 23.76-23.80 us against tcw_pdl's 23.53-23.61 / 26.15 at k = 2 / 3; at k = 4, 5
-      // tcw stays ahead (24.13-24.21 against 26.78-26.90 at k = 4), and at M = 16 the two tie at k = 2 (23.86 /
-      // 23.59), so M = 13..16 stay on tcw. M = 9..11 were not measured; tcv led by 13-26% at M = 8 (k = 3 / 2).
-      if ((M <= 8 || (M <= 12 && w.bits <= 3)) && weights >= 32.0e6 && weights < 100.0e6 && tcv_unsplit_wave(tp))
+      // At M = 9..12, k = 2, 3 too, on rows of K >= 8192 (bench/results/2026-11-28-h100-audit-s38, same run):
+      // Llama-3-70B q/o_proj at M = 12 tcv_pdl 21.10-21.20 / 23.76-23.80 us against tcw_pdl's 23.53-23.61 / 26.15 at
+      // k = 2 / 3, at M = 8 1.35x / 1.15x ahead, at M = 9 (-final-s38) 21.88-21.97 / 24.47-24.50 against 23.57-23.58
+      // / 26.02-26.06. At k = 4, 5 tcw stays ahead from M = 12 (24.13-24.21 against 26.78-26.90 at k = 4). At M = 16
+      // the two tie at k = 2 (23.86 / 23.59) and tcv leads by only 2.6% at k = 3 (25.48 / 26.16), so M = 13..16 stay
+      // on tcw. K >= 8192: Llama-3-8B mlp.gate (14336 x 4096, 58.7 M, not a block shape), whose grid at M = 9..16 is
+      // one wave of unsplit CTAs too, was not measured there and stays on tcw.
+      if ((M <= 8 || (M <= 12 && w.bits <= 3 && w.K >= 8192)) && weights >= 32.0e6 && weights < 100.0e6 &&
+          tcv_unsplit_wave(tp))
         return Kernel::tcv;
       const bool tcw_big_ok = pairs || weights < 32.0e6;  // k = 4 on the pair table
       if (M <= 8 && tcw_supported() && weights >= 8.0e6 && weights < 100.0e6 && tcw_big_ok && !tcv_latency(tp))

@@ -986,6 +986,9 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
   // (bench/results/2026-11-27-h100-daudit2), and Llama-3-70B k_proj (1024 x 8192, tcv's early grid of
   // 8 slices) goes to tcv at M = 5..8 but at k = 4. GLM shared_experts.gate_up (20480 x 2048, 42 M,
   // the M = 9..16 exclusion of N >= 16384 below 100 M weights) goes to tcv at M = 16 at every k.
+  // Since the audit of 2026-11-28 (bench/results/2026-11-28-h100-audit-s38, -final-s38): Llama-3-70B q_proj goes to
+  // tcv at M = 9..12 at k = 2, 3 as well (rows of K >= 8192 only: Llama-3-8B mlp.gate, 14336 x 4096, stays on tcw),
+  // and at M = 2 tcv takes k = 4 on rows of N = 8192..16383 with K >= 8192 (Llama-3-70B q_proj, down).
   if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported()) return;
   const bool h100 = gpu::detail::device_sm_count() == 132;  // there no case below may skip
   TiledView w;
@@ -1020,6 +1023,7 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
       check(8192, 8192, 9, bits <= 3 ? gpu::Kernel::tcv : gpu::Kernel::tcw);
       check(8192, 8192, 12, bits <= 3 ? gpu::Kernel::tcv : gpu::Kernel::tcw);
       check(8192, 8192, 16, gpu::Kernel::tcw);
+      check(14336, 4096, 12, gpu::Kernel::tcw);  // Llama-3-8B mlp.gate: K < 8192, unmeasured at M = 9..12
       // M = 2 (-audit-s38): tcv at k = 2, 3 (its pair tables, from 16 / 32 M weights), at k = 4 only on rows of
       // N = 8192 and K >= 8192 (Llama-3-70B q_proj, down), gemv at k = 5 and on the other k = 4 rows (Llama-3-70B
       // gate_up, Llama-3-8B down).
