@@ -16,10 +16,5 @@ source bench/scripts/lib/device_build.sh
 device_run_init "$OUT/leads" 470
 device_build_new /tmp/leads kbit-bench || exit 1
 gpu_info
-arm_setup() {
-  B="--models llama-3-8b,llama-3-70b --M 9,10,11,12,13,14,15,16 --bits 2,3,5 --dtypes f16"
-  KERNELS=gemv_pdl,tcv_pdl,tcw_pdl,automatic_pdl
-}
-REPS=2 MIN_LEFT=40 bench_rotation "${REC_TAG:-main}" leads
-python3 bench/scripts/pdl_kernels_table.py "$W"/bench-*-leads.json > "$W/table.txt" 2>&1
-grep -c MISS "$W/table.txt" | sed 's/^/MISS rows: /' | tee -a "$W/summary.txt"
+pdl_audit "${REC_TAG:-main}-leads" 2 40 --models llama-3-8b,llama-3-70b --M 9,10,11,12,13,14,15,16 --bits 2,3,5 \
+  --dtypes f16

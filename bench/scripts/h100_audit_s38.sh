@@ -12,10 +12,4 @@ source bench/scripts/lib/device_build.sh
 device_run_init "$OUT/aud" 470
 device_build_new /tmp/aud kbit-bench || exit 1
 gpu_info
-arm_setup() {
-  B="--M 2,3,4,6,8,12,16 --bits 2,3,4,5 --dtypes f16 --markdown $W/report.md"
-  KERNELS=gemv_pdl,tcv_pdl,tcw_pdl,automatic_pdl
-}
-REPS=1 MIN_LEFT=60 bench_rotation "${REC_TAG:-main}" audit
-python3 bench/scripts/pdl_kernels_table.py "$W/bench-1-audit.json" > "$W/table.txt" 2>&1
-grep -c MISS "$W/table.txt" | sed 's/^/MISS rows: /' | tee -a "$W/summary.txt"
+pdl_audit "${REC_TAG:-main}-audit" 1 60 --M 2,3,4,6,8,12,16 --bits 2,3,4,5 --dtypes f16 --markdown "$W/report.md"

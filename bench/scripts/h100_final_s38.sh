@@ -25,10 +25,4 @@ for dt in f16 bf16; do
 done
 s "verify --pdl automatic on the 18 moved cases rc=$vrc after $((SECONDS - T0)) s: $(grep -c 'PASS$' "$W/verify-pdl.txt") PASS lines"
 grep -E "cases in" "$W/verify-pdl.txt" | sort | uniq -c | tee -a "$W/summary.txt"
-arm_setup() {
-  B="--models llama-3-70b --M 2,9,12 --bits 2,3,4,5 --dtypes f16"
-  KERNELS=automatic_pdl,gemv_pdl,tcv_pdl,tcw_pdl
-}
-REPS=1 MIN_LEFT=30 bench_rotation "${REC_TAG:-main}" moved
-python3 bench/scripts/pdl_kernels_table.py "$W/bench-1-moved.json" > "$W/table.txt" 2>&1
-grep -c MISS "$W/table.txt" | sed 's/^/MISS rows: /' | tee -a "$W/summary.txt"
+pdl_audit "${REC_TAG:-main}-moved" 1 30 --models llama-3-70b --M 2,9,12 --bits 2,3,4,5 --dtypes f16

@@ -11,18 +11,18 @@ Each target prints how many rows meet it, the worst rows, and a verdict (MET onl
 
 Usage: python3 targets.py REPORT.json[.gz] [--kernel automatic_pdl] [--markdown OUT.md]"""
 import argparse
-import gzip
-import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pdl_compare  # noqa: E402  (the JSON reading, .gz included)
 
 MB = 1e6
 
 
 def load(path):
-    opener = gzip.open if path.endswith('.gz') else open
-    with opener(path, 'rt') as f:
-        d = json.load(f)
+    d = pdl_compare.load(path)
     if d.get('schema') != 'kbit-bench/1':
         sys.exit(f'{path}: schema {d.get("schema")!r}, expected kbit-bench/1')
     return d
@@ -111,7 +111,6 @@ def main():
     if a.markdown:
         with open(a.markdown + '.tmp', 'w') as f:
             f.write(text)
-        import os
         os.replace(a.markdown + '.tmp', a.markdown)
 
 

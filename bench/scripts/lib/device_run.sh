@@ -182,6 +182,21 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 
+# pdl_audit TAG REPS MIN_LEFT FLAGS...: the dispatch audit's bench step: kbit-bench with FLAGS over gemv_pdl, tcv_pdl,
+# tcw_pdl and automatic_pdl (bench_rotation, one arm named TAG's last word: files $W/bench-<i>-ARM.json), REPS runs,
+# none started with less than MIN_LEFT seconds left; then bench/scripts/pdl_kernels_table.py over them into
+# $W/table.txt and its count of MISS rows (automatic_pdl > 5% slower than the fastest kernel) in the summary.
+# TAG: COMMIT-ARM as bench_rotation records it (e.g. main-audit).
+pdl_audit() {
+  local tag=${1%-*} arm=${1##*-} reps=$2 min=$3
+  shift 3
+  local flags="$*"
+  arm_setup() { B=$flags; KERNELS=gemv_pdl,tcv_pdl,tcw_pdl,automatic_pdl; }
+  REPS=$reps MIN_LEFT=$min bench_rotation "$tag" "$arm"
+  python3 bench/scripts/pdl_kernels_table.py "$W"/bench-*-"$arm".json > "$W/table.txt" 2>&1
+  grep -c MISS "$W/table.txt" | sed 's/^/MISS rows: /' | tee -a "$W/summary.txt"
+}
+
 # rows_catalogue [max=WEIGHTS] [skip=MODEL]... [MODEL.SHAPE]...: $W/rows.json = the shapes catalogue's dense shapes
 # (experts == 1) below WEIGHTS weights (N x K) where given, without the models skipped, and only the MODEL.SHAPEs
 # named where any are; SHAPES points at it. The analysis scripts read it back from a record
