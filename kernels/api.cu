@@ -269,7 +269,15 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   //   against tcv's 24.6, Llama-3-70B q/o_proj, down and gate_up 0.975-0.997x.
   if (pdl_live) {
     if (M == 1 && w.K <= 512 && detail::gemv_fits(w)) return Kernel::gemv;
-    if (M >= 3 && M <= 16 && w.K >= 4096 && weights < 8.0e6) return Kernel::tcv;
+    // The leads of that audit, measured at every M = 9..16 (bench/results/2026-11-28-h100-leads-s39: gemv_pdl,
+    // tcv_pdl, tcw_pdl beside automatic_pdl in one run, Llama-3-8B and Llama-3-70B, k = 2, 3, 5): tcw overtakes
+    // tcv on Llama-3-8B's attention rows at M = 15, 16 at k = 2 and at M = 16 at k = 3 -- k_proj 5.19 / 5.41 us
+    // against tcw's 4.84 / 4.91 at M = 15 / 16, k = 2 (1.03-1.04x at M = 12..14), 5.44 against 5.20 at
+    // M = 16, k = 3; q_proj (its 2-slice early grid below) 10.30 / 10.56 against 9.90 / 9.91 at k = 2, 10.99
+    // against 10.61 at M = 16, k = 3 (1.01x at M = 15) -- and not at k = 5 (tcv 6.88 against 7.32 at M = 16).
+    const bool tcw_m16 = (w.bits == 2 && M >= 15) || (w.bits == 3 && M == 16);
+    if (M >= 3 && M <= 16 && w.K >= 4096 && weights < 8.0e6)
+      return tcw_m16 && tcw_supported() ? Kernel::tcw : Kernel::tcv;
     if (M >= 2 && M <= 16 && w.K <= 512 && w.N <= 2048) return Kernel::tcv;
     // The audit of 2026-11-28 (bench/results/2026-11-28-h100-audit-s38: gemv_pdl, tcv_pdl, tcw_pdl beside
     // automatic_pdl in one run, all four catalogue models, M = 2..16, k = 2..5) had tcv ahead of gemv at M = 2,
@@ -302,8 +310,14 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
       // against 11.33 / 12.16 (k = 4, 5 stay on tcw: 13.96 / 15.18 against 11.52 / 14.59).
       const int64_t warp_steps = tcv_warp_steps(tp);
       const bool pairs = detail::tcw_uses_pairs(w);
+      // Since -leads-s39 (first paragraph above) the 2-slice grids (Llama-3-8B q/o_proj) go to tcw at tcw_m16, and
+      // the 8-slice grids of 2 steps per warp (Llama-3-70B k/v_proj) to tcv at k = 3 up to M = 12 and at k = 2 up to
+      // M = 10: k_proj tcv_pdl 6.47 / 6.39 / 6.39 / 6.50 us against tcw_pdl's 6.78 / 6.80 / 6.86 / 6.90 at M = 9..12,
+      // k = 3 (1.03x at M = 13, tcw from M = 15), 6.01 / 6.11 against 6.37 / 6.35 at M = 9, 10, k = 2 (1.02x at 11).
       if (early >= 2 && (M <= 4 || (M <= 8 && (early <= 5 || !pairs) && !(pairs && warp_steps > 8)) ||
-                         (early <= 5 && (warp_steps <= 2 || (w.bits <= 3 && warp_steps <= 4)))))
+                         (early <= 5 && (warp_steps <= 2 || (w.bits <= 3 && warp_steps <= 4)) &&
+                          !(early == 2 && tcw_m16)) ||
+                         (early >= 6 && warp_steps <= 2 && (w.bits == 3 ? M <= 12 : w.bits == 2 && M <= 10))))
         return Kernel::tcv;
       // tcv's wide cluster grids of narrow rows (Qwen3 o_proj, 2048 x 4096: 512 CTAs in clusters of 4
       // slices) beat tcw at M = 3, 4 and 16 but where tcw has its pair table, and tie at M = 5..8
@@ -338,12 +352,23 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
       // Llama-3-70B q/o_proj at M = 12 tcv_pdl 21.10-21.20 / 23.76-23.80 us against tcw_pdl's 23.53-23.61 / 26.15 at
       // k = 2 / 3, at M = 8 1.35x / 1.15x ahead, at M = 9 (-final-s38) 21.88-21.97 / 24.47-24.50 against 23.57-23.58
       // / 26.02-26.06. At k = 4, 5 tcw stays ahead from M = 12 (24.13-24.21 against 26.78-26.90 at k = 4). At M = 16
-      // the two tie at k = 2 (23.86 / 23.59) and tcv leads by only 2.6% at k = 3 (25.48 / 26.16), so M = 13..16 stay
-      // on tcw. K >= 8192: Llama-3-8B mlp.gate (14336 x 4096, 58.7 M, not a block shape), whose grid at M = 9..16 is
-      // one wave of unsplit CTAs too, was not measured there and stays on tcw.
-      if ((M <= 8 || (M <= 12 && w.bits <= 3 && w.K >= 8192)) && weights >= 32.0e6 && weights < 100.0e6 &&
-          tcv_unsplit_wave(tp))
+      // the two tie at k = 2 (23.86 / 23.59) and tcv leads by only 2.6% at k = 3 (25.48 / 26.16), so M = 16 stays
+      // on tcw (M = 13..15 were not measured then: see -leads-s39 below). K >= 8192: Llama-3-8B mlp.gate (14336 x
+      // 4096, 58.7 M, not a block shape), whose grid at M = 9..16 is one wave of unsplit CTAs too, was not measured
+      // there and stays on tcw.
+      // Since -leads-s39 (every M = 9..16): up to M = 15 at k = 2, 3 and at M = 9 at k = 5. q_proj tcv_pdl 21.15 /
+      // 21.77 / 22.60 us against tcw_pdl's 23.63 / 23.63 / 23.57 at M = 13 / 14 / 15, k = 2; 23.29 / 23.47 / 24.25
+      // against 26.12 / 26.15 / 26.12 at k = 3; at M = 16 1.00x / 1.03x. At k = 5 32.12 against 33.73 at M = 9,
+      // 1.03x at M = 10, tcw ahead from M = 12.
+      if ((M <= 8 || ((M <= 15 && w.bits <= 3) || (M == 9 && w.bits == 5)) && w.K >= 8192) && weights >= 32.0e6 &&
+          weights < 100.0e6 && tcv_unsplit_wave(tp))
         return Kernel::tcv;
+      // From 100 M weights on rows of N >= 16384 at M = 9, 10, k = 3, 5 (-leads-s39): Llama-3-8B gate_up (28672 x
+      // 4096, 117 M) tcv_pdl 37.51 / 39.98 us against tcw_pdl's 43.46 / 43.45 at k = 3, 53.02 / 54.24 against 60.04 /
+      // 60.27 at k = 5 (1.04-1.08x at M = 11, 12; a tie at M = 13, tcw from M = 14); Llama-3-70B gate_up
+      // (57344 x 8192, 470 M) 207.2 / 213.8 against 224.0 / 224.2 at k = 5, 147.0 / 148.2 against 151.6 / 150.8 at
+      // k = 3. Not k = 2 (Llama-3-70B gate_up 134.96 against 129.11 at M = 9); k = 4 was not measured.
+      if (M >= 9 && M <= 10 && (w.bits == 3 || w.bits == 5) && w.N >= 16384 && weights >= 100.0e6) return Kernel::tcv;
       const bool tcw_big_ok = pairs || weights < 32.0e6;  // k = 4 on the pair table
       if (M <= 8 && tcw_supported() && weights >= 8.0e6 && weights < 100.0e6 && tcw_big_ok && !tcv_latency(tp))
         return Kernel::tcw;

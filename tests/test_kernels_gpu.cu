@@ -975,7 +975,7 @@ TEST_CASE("gpu: under PDL an SM holds no more of tcw's CTAs than the plan counte
   MESSAGE("the plans' CTAs per SM (N = 8192 then 8960; k = 2..5, half_cb no/yes, M = 32, 64, 128, 256):", plans);
 }
 
-TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on tcv's split grids (and M = 2, 9..12)") {
+TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on tcv's split grids (and M = 2, 9..16)") {
   // choose_kernel reads only the shape (no memory allocated). From 32 M weights at M = 3..8 tcv at
   // k = 2, 3, 5 and tcw at k = 4 where tcv's grid is split: Llama-3-8B down (4096 x 14336, 58.7 M;
   // 768 CTAs of 3 slices on an H100) at M = 5..8. Llama-3-70B q_proj (8192 x 8192, 67 M), whose grid
@@ -988,7 +988,8 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
   // the M = 9..16 exclusion of N >= 16384 below 100 M weights) goes to tcv at M = 16 at every k.
   // Since the audit of 2026-11-28 (bench/results/2026-11-28-h100-audit-s38, -final-s38): Llama-3-70B q_proj goes to
   // tcv at M = 9..12 at k = 2, 3 as well (rows of K >= 8192 only: Llama-3-8B mlp.gate, 14336 x 4096, stays on tcw),
-  // and at M = 2 tcv takes k = 4 on rows of N = 8192..16383 with K >= 8192 (Llama-3-70B q_proj, down).
+  // and at M = 2 tcv takes k = 4 on rows of N = 8192..16383 with K >= 8192 (Llama-3-70B q_proj, down). Since its
+  // leads were measured at every M = 9..16 (bench/results/2026-11-28-h100-leads-s39), the crossovers checked below.
   if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported()) return;
   const bool h100 = gpu::detail::device_sm_count() == 132;  // there no case below may skip
   TiledView w;
@@ -1020,10 +1021,38 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
       w.N = 8192;
       w.K = 8192;
       CHECK(tcv_unsplit_wave(gpu::detail::tcv_plan_of(12, w, Act::f16)));
-      check(8192, 8192, 9, bits <= 3 ? gpu::Kernel::tcv : gpu::Kernel::tcw);
+      check(8192, 8192, 9, bits != 4 ? gpu::Kernel::tcv : gpu::Kernel::tcw);  // k = 5 at M = 9 since -leads-s39
       check(8192, 8192, 12, bits <= 3 ? gpu::Kernel::tcv : gpu::Kernel::tcw);
       check(8192, 8192, 16, gpu::Kernel::tcw);
       check(14336, 4096, 12, gpu::Kernel::tcw);  // Llama-3-8B mlp.gate: K < 8192, unmeasured at M = 9..12
+      // The crossovers of -leads-s39 (every M = 9..16). Llama-3-70B q_proj: k = 2, 3 up to M = 15.
+      const gpu::Kernel tcv_k23 = bits <= 3 ? gpu::Kernel::tcv : gpu::Kernel::tcw;
+      check(8192, 8192, 13, tcv_k23);
+      check(8192, 8192, 15, tcv_k23);
+      check(8192, 8192, 10, tcv_k23);  // k = 5 from M = 10 on tcw
+      // Llama-3-70B k_proj (8 slices, 2 steps per warp): tcv at k = 3 to M = 12, at k = 2 to M = 10.
+      check(1024, 8192, 10, bits <= 3 ? gpu::Kernel::tcv : gpu::Kernel::tcw);
+      check(1024, 8192, 11, bits == 3 ? gpu::Kernel::tcv : gpu::Kernel::tcw);
+      check(1024, 8192, 12, bits == 3 ? gpu::Kernel::tcv : gpu::Kernel::tcw);
+      check(1024, 8192, 13, gpu::Kernel::tcw);
+      // Llama-3-8B q_proj (2-slice early grid) and k_proj (< 8 M weights): tcw at M = 15, 16 at k = 2, M = 16 at
+      // k = 3; q_proj keeps tcw at k = 4, 5 (4 steps per warp), k_proj tcv there.
+      w.N = 4096;
+      w.K = 4096;
+      CHECK(tcv_early_splits(gpu::detail::tcv_plan_of(16, w, Act::f16)) == 2);
+      check(4096, 4096, 14, bits <= 3 ? gpu::Kernel::tcv : gpu::Kernel::tcw);
+      check(4096, 4096, 15, bits == 3 ? gpu::Kernel::tcv : gpu::Kernel::tcw);
+      check(4096, 4096, 16, gpu::Kernel::tcw);
+      check(1024, 4096, 14, gpu::Kernel::tcv);
+      check(1024, 4096, 15, bits == 2 ? gpu::Kernel::tcw : gpu::Kernel::tcv);
+      check(1024, 4096, 16, bits <= 3 ? gpu::Kernel::tcw : gpu::Kernel::tcv);
+      // From 100 M weights on rows of N >= 16384 (Llama-3-8B and Llama-3-70B gate_up): tcv at M = 9, 10 at k = 3, 5.
+      for (const auto& [N, K] : {std::pair<int64_t, int64_t>{28672, 4096}, {57344, 8192}}) {
+        const gpu::Kernel k35 = bits == 3 || bits == 5 ? gpu::Kernel::tcv : gpu::Kernel::tcw;
+        check(N, K, 9, k35);
+        check(N, K, 10, k35);
+        check(N, K, 11, gpu::Kernel::tcw);
+      }
       // M = 2 (-audit-s38): tcv at k = 2, 3 (its pair tables, from 16 / 32 M weights), at k = 4 only on rows of
       // N = 8192 and K >= 8192 (Llama-3-70B q_proj, down), gemv at k = 5 and on the other k = 4 rows (Llama-3-70B
       // gate_up, Llama-3-8B down).
