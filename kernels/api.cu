@@ -325,10 +325,13 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
       // (H100, bench/results/2026-11-27-h100-moekw, automatic_pdl against tcw in the same call: 5.95 /
       // 6.41 / 7.77 -> 5.41 / 6.29 / 7.13 us at M = 3, k = 2 / 3 / 5, 5.90 / 6.34 / 7.74 -> 5.48 /
       // 6.29 / 7.13 at M = 4, 7.51 / 8.12 / 9.35 -> 7.08 / 7.16 / 8.88 at M = 16; M = 8 0.998-1.004x;
-      // k = 4 on tcw, 6.28 against tcv_pdl's 6.81 at M = 4 in -tcvearly/final). M = 9..15 stay on tcw:
-      // M = 12 lost at k = 2, 5 (6.23 -> 6.38, 7.99 -> 8.15). N <= 2048: wider cluster grids
+      // k = 4 on tcw, 6.28 against tcv_pdl's 6.81 at M = 4 in -tcvearly/final). M = 9..15 stay on tcw
+      // at k = 2, 5: M = 12 lost (6.23 -> 6.38, 7.99 -> 8.15). At k = 3 tcv leads at every M = 9..15
+      // (bench/results/2026-11-28-h100-final-s39, the Qwen3/GLM audit at the M the earlier audits skipped, one
+      // rep: 6.17 / 6.26 / 6.32 / 6.58 / 6.70 / 6.85 us against tcw_pdl's 6.65 / 6.58 / 6.61 / 6.77 / 6.97 / 7.35 at
+      // M = 9, 10, 11, 13, 14, 15; -audit-s38 6.30 against 6.54 at M = 12). N <= 2048: wider cluster grids
       // (Llama-3-8B q/o_proj, 4096 x 4096, where the slots allow) were not measured against tcw.
-      if ((M <= 8 || M == 16) && w.N <= 2048 && !pairs && tcv_wide_cluster(tp))
+      if ((M <= 8 || M == 16 || w.bits == 3) && w.N <= 2048 && !pairs && tcv_wide_cluster(tp))
         return Kernel::tcv;
       // From 32 M weights at M = 3..8 only k = 4 on tcw's pair table (half_cb) stays on tcw, and only
       // where tcv's grid is split (the last paragraph here). At M = 5..8

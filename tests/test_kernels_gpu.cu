@@ -1046,6 +1046,11 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
       check(1024, 4096, 14, gpu::Kernel::tcv);
       check(1024, 4096, 15, bits == 2 ? gpu::Kernel::tcw : gpu::Kernel::tcv);
       check(1024, 4096, 16, bits <= 3 ? gpu::Kernel::tcw : gpu::Kernel::tcv);
+      // Qwen3 o_proj (2048 x 4096, tcv's wide cluster grid): tcv at M = 9..15 at k = 3 only (-final-s39).
+      w.N = 2048;
+      w.K = 4096;
+      CHECK(tcv_wide_cluster(gpu::detail::tcv_plan_of(12, w, Act::f16)));
+      for (int64_t M : {9, 12, 15}) check(2048, 4096, M, bits == 3 ? gpu::Kernel::tcv : gpu::Kernel::tcw);
       // From 100 M weights on rows of N >= 16384 (Llama-3-8B and Llama-3-70B gate_up): tcv at M = 9, 10 at k = 3, 5.
       for (const auto& [N, K] : {std::pair<int64_t, int64_t>{28672, 4096}, {57344, 8192}}) {
         const gpu::Kernel k35 = bits == 3 || bits == 5 ? gpu::Kernel::tcv : gpu::Kernel::tcw;
@@ -1148,11 +1153,12 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..576 from dequant_cublas but on short
     }
 }
 
-TEST_CASE("gpu: with PDL, tcv keeps its wide cluster grids of narrow rows at M = 3..8 and 16 but on tcw's pair table") {
+TEST_CASE("gpu: with PDL, tcv keeps its wide cluster grids of narrow rows at M = 3..8 and 16 (k = 3 to 16) but on tcw's pair table") {
   // choose_kernel reads only the shape (no memory allocated). Qwen3-Coder-Next o_proj (2048 x 4096,
   // 8.4 M weights): tcv's plan on an H100 is 512 CTAs in clusters of 4 slices; with PDL it goes to tcv
   // at M = 3..8 and 16 at k = 2, 3, 5 and at k = 4 without the fp16 codebook, and to tcw at k = 4 on
-  // its pair table and at M = 9..15 (bench/results/2026-11-27-h100-moekw).
+  // its pair table and at M = 9..15 (bench/results/2026-11-27-h100-moekw) but at k = 3, which keeps tcv there
+  // (bench/results/2026-11-28-h100-final-s39).
   if (!gpu::detail::device_has_pdl() || !gpu::tcw_supported()) return;
   const bool h100 = gpu::detail::device_sm_count() == 132;  // there no case below may skip
   TiledView w;
@@ -1169,7 +1175,7 @@ TEST_CASE("gpu: with PDL, tcv keeps its wide cluster grids of narrow rows at M =
         const bool wide = tcv_wide_cluster(gpu::detail::tcv_plan_of(M, w, Act::f16));
         if (h100) CHECK(wide);
         if (!wide) continue;
-        const bool tcv = !(bits == 4 && half_cb) && (M <= 8 || M == 16);
+        const bool tcv = !(bits == 4 && half_cb) && (M <= 8 || M == 16 || bits == 3);
         const gpu::Kernel want = tcv ? gpu::Kernel::tcv : gpu::Kernel::tcw;
         CHECK(gpu::choose_kernel(M, w, Act::f16, false, true) == want);
       }
