@@ -11,7 +11,7 @@
 set -u
 G=dense/llama-3-70b.mlp.gate_up/N57344.K8192
 for c in ${CASES:-$G/M1/k2/f16/tcv $G/M1/k4/f16/tcv $G/M1/k2/f16/gemv}; do
-  tag=$(echo "$c" | cut -d/ -f4,5,7 | tr '/' '_')
+  tag=$(echo "$c" | cut -d/ -f2,4,5,7 | tr '/' '_')
   timeout 150 ncu --clock-control none --kernel-name regex:"${KREGEX:-${c##*/}_kernel}" --launch-count 1 \
     --section ComputeWorkloadAnalysis --section InstructionStats --section SpeedOfLight --section WarpStateStats \
     --section Occupancy --section MemoryWorkloadAnalysis --page raw \
