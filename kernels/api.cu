@@ -368,10 +368,14 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
         return Kernel::tcv;
       // From 100 M weights on rows of N >= 16384 at M = 9, 10, k = 3, 5 (-leads-s39): Llama-3-8B gate_up (28672 x
       // 4096, 117 M) tcv_pdl 37.51 / 39.98 us against tcw_pdl's 43.46 / 43.45 at k = 3, 53.02 / 54.24 against 60.04 /
-      // 60.27 at k = 5 (1.04-1.08x at M = 11, 12; a tie at M = 13, tcw from M = 14); Llama-3-70B gate_up
+      // 60.27 at k = 5 (1.04-1.09x at M = 11, 12; at M = 13 1.01x / 1.03x, tcw from M = 14); Llama-3-70B gate_up
       // (57344 x 8192, 470 M) 207.2 / 213.8 against 224.0 / 224.2 at k = 5, 147.0 / 148.2 against 151.6 / 150.8 at
-      // k = 3. Not k = 2 (Llama-3-70B gate_up 134.96 against 129.11 at M = 9); k = 4 was not measured.
-      if (M >= 9 && M <= 10 && (w.bits == 3 || w.bits == 5) && w.N >= 16384 && weights >= 100.0e6) return Kernel::tcv;
+      // k = 3. Not k = 2 (Llama-3-70B gate_up 134.96 against 129.11 at M = 9); k = 4 was not measured. Bounded to
+      // those two shapes' kinds, rows of K <= 4096 or N >= 32768: Llama-3-70B mlp.gate (28672 x 8192, 235 M, not a
+      // block shape) lies between them and was not measured, so it stays on tcw.
+      if (M >= 9 && M <= 10 && (w.bits == 3 || w.bits == 5) && w.N >= 16384 && weights >= 100.0e6 &&
+          (w.K <= 4096 || w.N >= 32768))
+        return Kernel::tcv;
       const bool tcw_big_ok = pairs || weights < 32.0e6;  // k = 4 on the pair table
       if (M <= 8 && tcw_supported() && weights >= 8.0e6 && weights < 100.0e6 && tcw_big_ok && !tcv_latency(tp))
         return Kernel::tcw;

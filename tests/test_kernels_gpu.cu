@@ -1051,13 +1051,15 @@ TEST_CASE("gpu: with PDL, tcw keeps M = 3..8 from 32 M weights only at k = 4 on 
       w.K = 4096;
       CHECK(tcv_wide_cluster(gpu::detail::tcv_plan_of(12, w, Act::f16)));
       for (int64_t M : {9, 12, 15}) check(2048, 4096, M, bits == 3 ? gpu::Kernel::tcv : gpu::Kernel::tcw);
-      // From 100 M weights on rows of N >= 16384 (Llama-3-8B and Llama-3-70B gate_up): tcv at M = 9, 10 at k = 3, 5.
+      // From 100 M weights on rows of N >= 16384 with K <= 4096 or N >= 32768 (Llama-3-8B and Llama-3-70B gate_up):
+      // tcv at M = 9, 10 at k = 3, 5.
       for (const auto& [N, K] : {std::pair<int64_t, int64_t>{28672, 4096}, {57344, 8192}}) {
         const gpu::Kernel k35 = bits == 3 || bits == 5 ? gpu::Kernel::tcv : gpu::Kernel::tcw;
         check(N, K, 9, k35);
         check(N, K, 10, k35);
         check(N, K, 11, gpu::Kernel::tcw);
       }
+      check(28672, 8192, 9, gpu::Kernel::tcw);  // Llama-3-70B mlp.gate (235 M, not a block shape): unmeasured
       // M = 2 (-audit-s38): tcv at k = 2, 3 (its pair tables, from 16 / 32 M weights), at k = 4 only on rows of
       // N = 8192 and K >= 8192 (Llama-3-70B q_proj, down), gemv at k = 5 and on the other k = 4 rows (Llama-3-70B
       // gate_up, Llama-3-8B down).
