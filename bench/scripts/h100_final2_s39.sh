@@ -6,7 +6,7 @@
 # gemv_pdl, tcv_pdl and tcw_pdl on those two shapes at M = 9..16, k = 2..5, two reps (table-qo.txt). Then, while the
 # budget lasts, a MoE audit for the next session: grouped_gemv_pdl, grouped_tcv_pdl and grouped_tcw_pdl beside
 # automatic_pdl on the MoE projections of Qwen3-Coder-Next and GLM-4.7-Flash at M = 1, 2, 4, 8, 12, 16, k = 2..5, one
-# rep (moe.json holds only the shapes with experts > 1).
+# rep (moe_catalogue: only the shapes with experts > 1).
 # Pack first; carry .deps/sys.txz; move bench/results out. Env: BUDGET (default 530 s), REC_TAG.
 set -u
 source bench/scripts/lib/device_run.sh
@@ -15,28 +15,13 @@ device_run_init "$OUT/fin2" ${BUDGET:-530}
 device_build_new /tmp/fin2 kbit-bench kbit-verify kbit_tests_kernels || exit 1
 gpu_info
 doctest_filter '*with PDL*,*automatic*' 150 'dispatch and automatic doctests'
-: > "$W/verify-pdl.txt"; vrc=0; n=0
-for dt in f16 bf16; do
-  for c in attn.o_proj/N2048.K4096/M9/k3 attn.o_proj/N2048.K4096/M12/k3 attn.o_proj/N2048.K4096/M15/k3 \
-           linear_attn.out_proj/N2048.K4096/M10/k3 linear_attn.out_proj/N2048.K4096/M13/k3; do
-    n=$((n + 1))
-    timeout 60 "${V[@]}" --pdl --case "dense/qwen3-coder-next.$c/$dt/automatic" >> "$W/verify-pdl.txt" 2>&1 || vrc=1
-  done
-done
-s "verify --pdl automatic on $n moved cases rc=$vrc after $((SECONDS - T0)) s: $(grep -c 'PASS$' "$W/verify-pdl.txt") PASS lines"
-grep -E "cases in" "$W/verify-pdl.txt" | sed 's/in [0-9.]* s/in _ s/' | sort | uniq -c | tee -a "$W/summary.txt"
+Q=dense/qwen3-coder-next
+verify_moved 60 $Q.attn.o_proj/N2048.K4096/M9/k3 $Q.attn.o_proj/N2048.K4096/M12/k3 $Q.attn.o_proj/N2048.K4096/M15/k3 \
+  $Q.linear_attn.out_proj/N2048.K4096/M10/k3 $Q.linear_attn.out_proj/N2048.K4096/M13/k3
 rows_catalogue qwen3-coder-next.attn.o_proj qwen3-coder-next.linear_attn.out_proj
 pdl_audit "${REC_TAG:-main}-qo" 2 30 --models qwen3-coder-next --M 9,10,11,12,13,14,15,16 --bits 2,3,4,5 --dtypes f16
 mv "$W/table.txt" "$W/table-qo.txt"
-SHAPES=$W/moe.json
-python3 - "$R/data/shapes.json" "$SHAPES" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) > 1]
-d["models"] = [m for m in d["models"] if m["gemms"]]
-json.dump(d, open(sys.argv[2], "w"))
-PY
+moe_catalogue "$W/moe"
 arm_setup() {
   B="--models qwen3-coder-next,glm-4.7-flash --M 1,2,4,8,12,16 --bits 2,3,4,5 --dtypes f16"
   KERNELS=grouped_gemv_pdl,grouped_tcv_pdl,grouped_tcw_pdl,automatic_pdl

@@ -14,15 +14,8 @@ device_run_init "$OUT/fin" 520
 device_build_new /tmp/fin kbit-bench kbit-verify kbit_tests_kernels || exit 1
 gpu_info
 doctest_filter '*with PDL*,*automatic*' 150 'dispatch and automatic doctests'
-# kbit-verify --pdl on each moved case by name (the sweeps rotate k and dtype per M, so they miss most of them).
-: > "$W/verify-pdl.txt"; vrc=0
-for dt in f16 bf16; do
-  for c in attn.q_proj/N8192.K8192/M2/k4 attn.o_proj/N8192.K8192/M2/k4 mlp.down/N8192.K28672/M2/k4 \
-           attn.q_proj/N8192.K8192/M9/k2 attn.q_proj/N8192.K8192/M12/k2 attn.q_proj/N8192.K8192/M12/k3 \
-           attn.o_proj/N8192.K8192/M9/k3 attn.o_proj/N8192.K8192/M12/k2 attn.o_proj/N8192.K8192/M12/k3; do
-    timeout 60 "${V[@]}" --pdl --case "dense/llama-3-70b.$c/$dt/automatic" >> "$W/verify-pdl.txt" 2>&1 || vrc=1
-  done
-done
-s "verify --pdl automatic on the 18 moved cases rc=$vrc after $((SECONDS - T0)) s: $(grep -c 'PASS$' "$W/verify-pdl.txt") PASS lines"
-grep -E "cases in" "$W/verify-pdl.txt" | sort | uniq -c | tee -a "$W/summary.txt"
+L=dense/llama-3-70b
+verify_moved 60 $L.attn.q_proj/N8192.K8192/M2/k4 $L.attn.o_proj/N8192.K8192/M2/k4 $L.mlp.down/N8192.K28672/M2/k4 \
+  $L.attn.q_proj/N8192.K8192/M9/k2 $L.attn.q_proj/N8192.K8192/M12/k2 $L.attn.q_proj/N8192.K8192/M12/k3 \
+  $L.attn.o_proj/N8192.K8192/M9/k3 $L.attn.o_proj/N8192.K8192/M12/k2 $L.attn.o_proj/N8192.K8192/M12/k3
 pdl_audit "${REC_TAG:-main}-moved" 1 30 --models llama-3-70b --M 2,9,12 --bits 2,3,4,5 --dtypes f16

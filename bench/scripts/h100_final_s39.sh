@@ -20,22 +20,14 @@ device_run_init "$OUT/fin" 540
 device_build_new /tmp/fin kbit-bench kbit-verify kbit_tests_kernels || exit 1
 gpu_info
 doctest_filter '*with PDL*,*automatic*' 150 'dispatch and automatic doctests'
-: > "$W/verify-pdl.txt"; vrc=0; n=0
-for dt in f16 bf16; do
-  for c in llama-3-70b.attn.q_proj/N8192.K8192/M13/k2 llama-3-70b.attn.q_proj/N8192.K8192/M15/k3 \
-           llama-3-70b.attn.o_proj/N8192.K8192/M14/k3 llama-3-70b.attn.o_proj/N8192.K8192/M15/k2 \
-           llama-3-70b.attn.q_proj/N8192.K8192/M9/k5 llama-3-70b.attn.o_proj/N8192.K8192/M9/k5 \
-           llama-3-70b.attn.k_proj/N1024.K8192/M12/k3 llama-3-70b.attn.v_proj/N1024.K8192/M10/k2 \
-           llama-3-8b.attn.q_proj/N4096.K4096/M15/k2 llama-3-8b.attn.o_proj/N4096.K4096/M16/k3 \
-           llama-3-8b.attn.k_proj/N1024.K4096/M16/k2 llama-3-8b.attn.v_proj/N1024.K4096/M16/k3 \
-           llama-3-8b.mlp.gate_up/N28672.K4096/M9/k3 llama-3-8b.mlp.gate_up/N28672.K4096/M10/k5 \
-           llama-3-70b.mlp.gate_up/N57344.K8192/M9/k5 llama-3-70b.mlp.gate_up/N57344.K8192/M10/k3; do
-    n=$((n + 1))
-    timeout 90 "${V[@]}" --pdl --case "dense/$c/$dt/automatic" >> "$W/verify-pdl.txt" 2>&1 || vrc=1
-  done
-done
-s "verify --pdl automatic on $n moved cases rc=$vrc after $((SECONDS - T0)) s: $(grep -c 'PASS$' "$W/verify-pdl.txt") PASS lines"
-grep -E "cases in" "$W/verify-pdl.txt" | sed 's/in [0-9.]* s/in _ s/' | sort | uniq -c | tee -a "$W/summary.txt"
+verify_moved 90 dense/llama-3-70b.attn.q_proj/N8192.K8192/M13/k2 dense/llama-3-70b.attn.q_proj/N8192.K8192/M15/k3 \
+  dense/llama-3-70b.attn.o_proj/N8192.K8192/M14/k3 dense/llama-3-70b.attn.o_proj/N8192.K8192/M15/k2 \
+  dense/llama-3-70b.attn.q_proj/N8192.K8192/M9/k5 dense/llama-3-70b.attn.o_proj/N8192.K8192/M9/k5 \
+  dense/llama-3-70b.attn.k_proj/N1024.K8192/M12/k3 dense/llama-3-70b.attn.v_proj/N1024.K8192/M10/k2 \
+  dense/llama-3-8b.attn.q_proj/N4096.K4096/M15/k2 dense/llama-3-8b.attn.o_proj/N4096.K4096/M16/k3 \
+  dense/llama-3-8b.attn.k_proj/N1024.K4096/M16/k2 dense/llama-3-8b.attn.v_proj/N1024.K4096/M16/k3 \
+  dense/llama-3-8b.mlp.gate_up/N28672.K4096/M9/k3 dense/llama-3-8b.mlp.gate_up/N28672.K4096/M10/k5 \
+  dense/llama-3-70b.mlp.gate_up/N57344.K8192/M9/k5 dense/llama-3-70b.mlp.gate_up/N57344.K8192/M10/k3
 pdl_audit "${REC_TAG:-main}-moved" 2 30 --models llama-3-8b,llama-3-70b --M 9,10,11,12,13,14,15,16 --bits 2,3,4,5 \
   --dtypes f16
 mv "$W/table.txt" "$W/table-moved.txt"

@@ -4,21 +4,15 @@
 # MoE audit of bench/results/2026-11-28-h100-final2-s39 left as a lead (Qwen3 experts.gate_up at M = 2, k = 5:
 # grouped_gemv_pdl 15.93 us against grouped_tcv_pdl's 19.10, automatic_pdl ran grouped_tcv). kbit-bench
 # grouped_gemv_pdl, grouped_tcv_pdl and automatic_pdl on the MoE projections of Qwen3-Coder-Next and GLM-4.7-Flash at
-# M = 1..6, k = 2..5, f16, REPS reps (default 3). Carry build/apps/kbit-bench/kbit-bench.
+# M = 1..6, k = 2..5, f16, REPS reps (default 3). Carry build/apps/kbit-bench/kbit-bench. Results in run.tar.gz.
 set -u
-W=$OUT/moesmall; mkdir -p "$W"; T0=$SECONDS
-python3 - data/shapes.json "$W/moe.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) > 1]
-d["models"] = [m for m in d["models"] if m["gemms"]]
-json.dump(d, open(sys.argv[2], "w"))
-PY
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader | tee -a "$W/summary.txt"
+source bench/scripts/lib/device_run.sh
+device_run_init "$OUT/moesmall" ${BUDGET:-400}
+moe_catalogue "$W/moe"
+gpu_info
 for rep in $(seq ${REPS:-3}); do
-  timeout -s INT 150 build/apps/kbit-bench/kbit-bench --shapes "$W/moe.json" --git-commit "${REC_TAG:-main}-moe" \
+  timeout -s INT 150 build/apps/kbit-bench/kbit-bench --shapes "$SHAPES" --git-commit "${REC_TAG:-main}-moe" \
     --models qwen3-coder-next,glm-4.7-flash --M 1,2,3,4,5,6 --bits 2,3,4,5 --dtypes f16 \
     --kernels grouped_gemv_pdl,grouped_tcv_pdl,automatic_pdl --json "$W/bench-$rep-moe.json" > "$W/bench-$rep-moe.txt" 2>&1
-  echo "bench $rep rc=$? after $((SECONDS - T0)) s" | tee -a "$W/summary.txt"
+  s "bench $rep rc=$? after $((SECONDS - T0)) s"
 done

@@ -97,6 +97,24 @@ verify_run() {
   s "$label rc=$? after $((SECONDS - T0)) s"; tail -"$n" "$W/$name.txt" | tee -a "$W/summary.txt"
 }
 
+# verify_moved TIMEOUT_S CASE...: kbit-verify (V) --pdl over automatic on each CASE by name (a case name without
+# its dtype and kernel, e.g. dense/llama-3-70b.attn.q_proj/N8192.K8192/M12/k3), f16 then bf16, each under the
+# timeout, into $W/verify-pdl.txt; the run count, the rc (1 if any failed) and the PASS count in the summary, then the
+# verdict lines counted. The sweeps rotate k and dtype per M, so they miss most rows a dispatch rule moves.
+verify_moved() {
+  local t=$1 dt c n=0 vrc=0
+  shift
+  : > "$W/verify-pdl.txt"
+  for dt in f16 bf16; do
+    for c in "$@"; do
+      n=$((n + 1))
+      timeout "$t" "${V[@]}" --pdl --case "$c/$dt/automatic" >> "$W/verify-pdl.txt" 2>&1 || vrc=1
+    done
+  done
+  s "verify --pdl automatic on $n moved runs (cases x f16, bf16) rc=$vrc after $((SECONDS - T0)) s: $(grep -c 'PASS$' "$W/verify-pdl.txt") PASS lines"
+  grep -E "cases in" "$W/verify-pdl.txt" | sed 's/in [0-9.]* s/in _ s/' | sort | uniq -c | tee -a "$W/summary.txt"
+}
+
 # verify_sanitize NAME MIN_LEFT TIMEOUT_S FILTER TOOL...: for each compute-sanitizer TOOL (memcheck,
 # racecheck, synccheck), while more than MIN_LEFT seconds of the budget are left: kbit-verify (V)
 # --full over the dense.tcw cases FILTER selects, without cuBLAS, the exact-mode launch and the
