@@ -695,10 +695,16 @@ MoeKernel choose_moe(int64_t total_rows, const TiledView& w, bool tcw) {
   // runs up to two waves; not on Qwen3 experts.gate_up (N = 1024) at 10 rows (11.49 against 10.55).
   // Past 16 rows grouped_gemv's cost grows with the rows that share an expert (one work item each,
   // at one mean row per expert), grouped_tcv's with the experts: Qwen3 at 30 rows 18.62 against 12.75.
+  // At 17..20 rows, k = 5, on rows of K >= 2048 as well (H100, bench/results/2026-11-28-h100-moesmall-s39,
+  // grouped_gemv_pdl against grouped_tcv_pdl, best of 3): Qwen3 experts.gate_up at 20 rows (M = 2) 15.94 against 19.03 us, where
+  // grouped_tcv_kw's k = 5 grid is ~1.6 waves (kw = 4, 1,280 CTAs), and GLM experts.gate_up at 20 rows (M = 5) 41.13
+  // against 44.04; not the shorter rows (Qwen3 experts.down, K = 512, ties at 20 rows: 11.96 against 11.81; GLM
+  // experts.down, K = 1536, 27.65 against 21.28), nor 24 rows and more (GLM experts.gate_up 62.86 against 44.83).
   const int64_t mean = detail::moe_mean_rows(w.E, total_rows);
-  if (total_rows <= 16 && w.bits >= KBIT_MOE_GEMV_SHORT_MIN_BITS && (w.K <= 512 || w.N >= KBIT_MOE_GEMV_K5_MIN_N) &&
-      detail::gemv_fits(w))
-    return MoeKernel::grouped_gemv;
+  const bool gemv_short = total_rows <= 16 && w.bits >= KBIT_MOE_GEMV_SHORT_MIN_BITS &&
+                          (w.K <= 512 || w.N >= KBIT_MOE_GEMV_K5_MIN_N);
+  const bool gemv_k5_long = total_rows > 16 && total_rows <= 20 && w.bits >= 5 && w.K >= 2048;
+  if ((gemv_short || gemv_k5_long) && detail::gemv_fits(w)) return MoeKernel::grouped_gemv;
   // grouped_tcw (sm_90a) from 8 mean rows, at k = 2, 3 and 4 (H100, bench/results/2026-11-25-h100-
   // groupedtcw/run1, against grouped_tcv): GLM-4.7-Flash experts at 8 mean rows (M = 128) down 72.7
   // vs 80.5 us, gate_up 134.7 vs 150.5 (k = 4), at 32 (M = 512) 110.4 vs 196.0 and 207.3 vs 366.9;
