@@ -6,9 +6,10 @@
 # moved cases (Qwen3 experts.gate_up at M = 2, GLM experts.gate_up at M = 5, k = 5, f16 and bf16); kbit-bench
 # grouped_gemv_pdl, grouped_tcv_pdl and automatic_pdl on the MoE projections at M = 2, 5, 6, k = 5, three reps.
 set -u
-W=$OUT/moek5; mkdir -p "$W"; T0=$SECONDS
-s() { echo "$*" | tee -a "$W/summary.txt"; }
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader | tee -a "$W/summary.txt"
+source bench/scripts/lib/device_run.sh
+device_run_init "$OUT/moek5" ${BUDGET:-150}
+V=(build/apps/kbit-verify/kbit-verify --shapes "$R/data/shapes.json")
+gpu_info
 timeout 60 build/tests/kbit_tests_kernels -tc='*MoE dispatch*,*automatic*' > "$W/kernels.txt" 2>&1
 s "MoE dispatch and automatic doctests rc=$? after $((SECONDS - T0)) s"; tail -3 "$W/kernels.txt" | tee -a "$W/summary.txt"
 : > "$W/verify.txt"; vrc=0; n=0
@@ -17,22 +18,15 @@ for c in qwen3-coder-next.mlp.experts.gate_up/E512.N1024.K2048.top10.realistic/T
   for dt in f16 bf16; do
     for p in "" --pdl; do
       n=$((n + 1))
-      timeout 60 build/apps/kbit-verify/kbit-verify --shapes data/shapes.json $p --case "moe/$c/k5/$dt/automatic" \
+      timeout 60 "${V[@]}" $p --case "moe/$c/k5/$dt/automatic" \
         >> "$W/verify.txt" 2>&1 || vrc=1
     done
   done
 done
 s "verify automatic on $n runs of the moved cases rc=$vrc after $((SECONDS - T0)) s: $(grep -c 'PASS$' "$W/verify.txt") PASS lines"
-python3 - data/shapes.json "$W/moe.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g.get("experts", 1) > 1]
-d["models"] = [m for m in d["models"] if m["gemms"]]
-json.dump(d, open(sys.argv[2], "w"))
-PY
+moe_catalogue "$W/moe"
 for rep in 1 2 3; do
-  timeout -s INT 40 build/apps/kbit-bench/kbit-bench --shapes "$W/moe.json" --git-commit "${REC_TAG:-main}-moek5" \
+  timeout -s INT 40 build/apps/kbit-bench/kbit-bench --shapes "$SHAPES" --git-commit "${REC_TAG:-main}-moek5" \
     --models qwen3-coder-next,glm-4.7-flash --M 2,5,6 --bits 5 --dtypes f16 \
     --kernels grouped_gemv_pdl,grouped_tcv_pdl,automatic_pdl --json "$W/bench-$rep-moek5.json" > "$W/bench-$rep-moek5.txt" 2>&1
   s "bench $rep rc=$? after $((SECONDS - T0)) s"
