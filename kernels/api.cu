@@ -700,6 +700,8 @@ MoeKernel choose_moe(int64_t total_rows, const TiledView& w, bool tcw) {
   // grouped_tcv_kw's k = 5 grid is ~1.6 waves (kw = 4, 1,280 CTAs), and GLM experts.gate_up at 20 rows (M = 5) 41.13
   // against 44.04; not the shorter rows (Qwen3 experts.down, K = 512, ties at 20 rows: 11.96 against 11.81; GLM
   // experts.down, K = 1536, 27.65 against 21.28), nor 24 rows and more (GLM experts.gate_up 62.86 against 44.83).
+  // The H200 agrees (bench/results/2026-11-28-h200-audit-s40, one rep): Qwen3 experts.gate_up at 20 rows 15.51 against
+  // 19.10 us; Qwen3 experts.down at 20 rows leans to grouped_gemv there (10.82 against 12.07) but tied on the H100.
   const int64_t mean = detail::moe_mean_rows(w.E, total_rows);
   const bool gemv_short = total_rows <= 16 && w.bits >= KBIT_MOE_GEMV_SHORT_MIN_BITS &&
                           (w.K <= 512 || w.N >= KBIT_MOE_GEMV_K5_MIN_N);
