@@ -700,12 +700,14 @@ MoeKernel choose_moe(int64_t total_rows, const TiledView& w, bool tcw) {
   // grouped_tcv_kw's k = 5 grid is ~1.6 waves (kw = 4, 1,280 CTAs), and GLM experts.gate_up at 20 rows (M = 5) 41.13
   // against 44.04; not the shorter rows (Qwen3 experts.down, K = 512, ties at 20 rows: 11.96 against 11.81; GLM
   // experts.down, K = 1536, 27.65 against 21.28), nor 24 rows and more (GLM experts.gate_up 62.86 against 44.83).
-  // The H200 agrees (bench/results/2026-11-28-h200-audit-s40, one rep): Qwen3 experts.gate_up at 20 rows 15.51 against
-  // 19.10 us; Qwen3 experts.down at 20 rows leans to grouped_gemv there (10.82 against 12.07) but tied on the H100.
+  // The H200 agrees (bench/results/2026-11-28-h200-audit-s40, one rep; -final-s40, best of 3): Qwen3 experts.gate_up
+  // at 20 rows 15.45 against 19.01 us, GLM experts.gate_up 40.25 against 44.59. There the short rows of Qwen3
+  // experts.down (K = 512) go to grouped_gemv at 20 rows as well: 10.74 against 12.06 us (best of 3), where the H100
+  // had grouped_tcv 1.3% ahead; GLM experts.down (K = 1536) stays on grouped_tcv (27.41 against 21.60 on the H200).
   const int64_t mean = detail::moe_mean_rows(w.E, total_rows);
   const bool gemv_short = total_rows <= 16 && w.bits >= KBIT_MOE_GEMV_SHORT_MIN_BITS &&
                           (w.K <= 512 || w.N >= KBIT_MOE_GEMV_K5_MIN_N);
-  const bool gemv_k5_long = total_rows > 16 && total_rows <= 20 && w.bits >= 5 && w.K >= 2048;
+  const bool gemv_k5_long = total_rows > 16 && total_rows <= 20 && w.bits >= 5 && (w.K >= 2048 || w.K <= 512);
   if ((gemv_short || gemv_k5_long) && detail::gemv_fits(w)) return MoeKernel::grouped_gemv;
   // grouped_tcw (sm_90a) from 8 mean rows, at k = 2, 3 and 4 (H100, bench/results/2026-11-25-h100-
   // groupedtcw/run1, against grouped_tcv): GLM-4.7-Flash experts at 8 mean rows (M = 128) down 72.7
