@@ -9,6 +9,7 @@
 #include <cublas_v2.h>
 
 #include "common.cuh"
+#include "kbit/gemv_sched.h"
 #include "launch.h"
 
 namespace kbit::gpu {
@@ -124,6 +125,10 @@ __global__ void pdl_probe_kernel() {}
 int device_sm_count() {
   const int n = cached_device_attribute<cudaDevAttrMultiProcessorCount>(132);
   return n > 0 ? n : 132;
+}
+double device_peak_dram_gbps() {
+  return peak_dram_gbps(cached_device_attribute<cudaDevAttrMemoryClockRate>(0),
+                        cached_device_attribute<cudaDevAttrGlobalMemoryBusWidth>(0));
 }
 bool device_has_clusters() {
   return !g_clusters_off.load(std::memory_order_relaxed) && cached_device_attribute<cudaDevAttrClusterLaunch>(0) != 0;

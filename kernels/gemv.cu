@@ -638,12 +638,16 @@ GemvPlan dense_plan(const TiledView& w, int64_t& slots) {
 }
 
 // At M = 1 and k = 4 the pair table stays off where its grid would take more than one wave of CTAs
-// (unless forced, gemv_force_pairs): on the H100 it lost on the one such catalogue shape, Llama-3-70B
-// gate_up (896 CTAs on 528 slots; 93.8 -> 99.7 us, bench/results/2026-11-26-h100-gemvpairs), where
+// (unless forced, gemv_force_pairs) on devices of less than 4,500 GB/s of peak DRAM bandwidth
+// (gemv_pairs_multiwave, lib/kbit/gemv_sched.h): on the H100 it lost on the one such catalogue shape,
+// Llama-3-70B gate_up (896 CTAs on 528 slots; 93.8 -> 99.7 us, bench/results/2026-11-26-h100-gemvpairs), where
 // ncu shows its SMs idle for 17% of the run against 6% for the float codebook: with issue slots to
 // spare its CTAs run no faster on the emptier SMs of the last wave, while the issue-bound float
 // codebook's do. At M = 2..4 it won there too (1.01-1.07x). At k = 3 the table wins on that grid as
-// well: 96.6 -> 82.9 us (1.165x, three runs each, bench/results/2026-11-26-h100-gemvdepth).
+// well: 96.6 -> 82.9 us (1.165x, three runs each, bench/results/2026-11-26-h100-gemvdepth). On the H200
+// it wins at M = 1, k = 4 too: 95.10 -> 87.67 us (1.085x, three runs of each arm in one call, f16 and bf16;
+// bench/results/2026-11-28-h200-gemvptmw), where the float loop is issue-bound at 5.38 instructions per
+// weight (-h200-final-s40) and the table's loop is 4.67 by SASS.
 template <Act ACT, int KB, int MV, bool PT>
 cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   using T = typename ActTraits<ACT>::T;
@@ -651,7 +655,8 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   GemvPlan p = dense_plan<ACT, KB, MV, PT>(a.w, slots);
   if (a.pdl && MV <= 2) p = gemv_pdl_plan(p, a.w.K, MV);
   if constexpr (PT) {
-    if (KB == 4 && MV == 1 && p.tiles * p.splits > slots && g_gemv_force_pairs.load(std::memory_order_relaxed) != 1)
+    if (KB == 4 && MV == 1 && p.tiles * p.splits > slots && !gemv_pairs_multiwave(device_peak_dram_gbps()) &&
+        g_gemv_force_pairs.load(std::memory_order_relaxed) != 1)
       return launch_dense<ACT, KB, MV, false>(a, sk);
     g_gemv_pair_launches.fetch_add(1, std::memory_order_relaxed);
   }

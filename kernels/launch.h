@@ -160,6 +160,9 @@ cudaError_t launch_mma(const LinearArgs& a);
 cudaError_t launch_grouped_mma(const MoeArgs& a);
 
 int device_sm_count();
+// The current device's peak DRAM bandwidth in GB/s from its memory clock and bus width (peak_dram_gbps,
+// lib/kbit/gemv_sched.h); 0 where the attributes cannot be read.
+double device_peak_dram_gbps();
 // Whether the current device launches thread-block clusters (sm_90 and later): the cluster split-K
 // paths of gemv and tcv run only there.
 bool device_has_clusters();

@@ -201,3 +201,17 @@ TEST_CASE("gemv plan: the staged form on small grids whose warps would run k-til
   CHECK_FALSE(kbit::gemv_staged_plan_ok(p, 1024));
   CHECK_FALSE(kbit::gemv_staged_candidate(p, 1024));
 }
+
+TEST_CASE("gemv plan: the k = 4 pair table on multi-wave grids by the device's peak DRAM bandwidth") {
+  // peak_dram_gbps from the attributes the CUDA runtime reports (memory clock in kHz, bus width in bits).
+  CHECK(kbit::peak_dram_gbps(2619000, 5120) == doctest::Approx(3352.32));  // H100 SXM
+  CHECK(kbit::peak_dram_gbps(3201000, 6144) == doctest::Approx(4917.0).epsilon(0.001));  // H200
+  CHECK(kbit::peak_dram_gbps(1593000, 5120) == doctest::Approx(2039.04));  // H100 PCIe
+  CHECK(kbit::peak_dram_gbps(0, 0) == 0.0);                                // attributes unreadable
+  // On only from 4,500 GB/s: the H200, not an H100 of any form (the NVL's HBM3 at ~3,900), nor an unread device.
+  CHECK_FALSE(kbit::gemv_pairs_multiwave(kbit::peak_dram_gbps(2619000, 5120)));
+  CHECK_FALSE(kbit::gemv_pairs_multiwave(kbit::peak_dram_gbps(2619000, 6144)));
+  CHECK_FALSE(kbit::gemv_pairs_multiwave(kbit::peak_dram_gbps(1593000, 5120)));
+  CHECK_FALSE(kbit::gemv_pairs_multiwave(0.0));
+  CHECK(kbit::gemv_pairs_multiwave(kbit::peak_dram_gbps(3201000, 6144)));
+}
