@@ -550,7 +550,7 @@ TEST_CASE("gpu: gemv at M = 1, k = 4 keeps the pair table on a multi-wave grid o
   CublasHandle cublas;
   const double gbps = gpu::detail::device_peak_dram_gbps();
   const bool fast = gemv_pairs_multiwave(gbps);
-  MESSAGE("peak DRAM bandwidth ", gbps, " GB/s: the k = 4 pair table on multi-wave grids ", fast ? "on" : "off");
+  MESSAGE("peak DRAM bandwidth ", gbps, " GB/s: the k = 4 pair table on multi-wave grids ", std::string(fast ? "on" : "off"));
   const int64_t before = gpu::detail::gemv_pair_launches();
   check_dense_exact({{gpu::Kernel::gemv, cublas.h}}, {{65536, 256}}, {1}, 811, "multi-wave gemv: ");
   const int64_t took = gpu::detail::gemv_pair_launches() - before;

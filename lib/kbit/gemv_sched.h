@@ -122,14 +122,15 @@ inline bool gemv_use_staged(const GemvPlan& reg, const GemvPlan& staged, int64_t
 
 // The k = 4 pair table on gemv's multi-wave grids at M = 1 (kernels/gemv.cu, launch_dense) by the device's memory: peak
 // DRAM bandwidth in GB/s from the memory clock (kHz, cudaDevAttrMemoryClockRate) and the bus width (bits), double
-// data rate. H100 SXM: 2,619,000 kHz x 5,120 bits = 3,352 GB/s; H200: 3,201,000 x 6,144 = 4,917 GB/s.
+// data rate. H100 SXM: 2,619,000 kHz x 5,120 bits = 3,352 GB/s; H200: 3,201 MHz by nvidia-smi x 6,144 bits = 4,917
+// GB/s, and 4,814 GB/s from the attributes the runtime reported on the H200 of bench/results/2026-11-28-h200-ptland.
 inline double peak_dram_gbps(int64_t mem_clock_khz, int64_t bus_bits) {
   return static_cast<double>(mem_clock_khz) * 1e3 * 2.0 * static_cast<double>(bus_bits) / 8.0 / 1e9;
 }
 // On the H100 the table lost on Llama-3-70B gate_up at M = 1 (896 CTAs on 528 slots: 93.8 -> 99.7 us,
 // bench/results/2026-11-26-h100-gemvpairs), so it stays off there; on the H200 it won on the same grid (95.10 ->
 // 87.67 us, bench/results/2026-11-28-h200-gemvptmw). From 4,500 GB/s of peak bandwidth (the H200; not an H100 of any
-// form, whose fastest, the NVL, reads ~3,900) the table stays on.
+// form, whose fastest, the NVL, reads ~3,900 by its datasheet, ~4,020 by this formula) the table stays on.
 inline constexpr double kGemvPairsMultiwaveMinGbps = 4500.0;
 inline bool gemv_pairs_multiwave(double peak_gbps) { return peak_gbps >= kGemvPairsMultiwaveMinGbps; }
 
