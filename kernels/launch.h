@@ -25,7 +25,8 @@ inline bool gemv_fits(const TiledView& w) { return w.expert_words() < (int64_t{1
 cudaError_t launch_gemv(const LinearArgs& a);
 // Whether the dense gemv decodes w by a pair table at this M (float2 codebook pairs, 32 KB of shared
 // memory per CTA at k = 4, 16 KB at k = 3; the same products as the float codebook): k = 3 or 4 and
-// at least kGemvPairsMinWeights weights (at M = 1 and k = 4 also a grid of at most one wave, gemv.cu); k = 2 at
+// at least kGemvPairsMinWeights weights (at M = 1 and k = 4 also a grid of at most one wave below 4,500 GB/s of
+// peak DRAM bandwidth, gemv_pairs_multiwave: gemv.cu's launch_dense); k = 2 at
 // M = 1, any size: a 128-byte table of adjacent element pairs (block_adjacent_pairs2; fp32 products
 // as the float codebook, summed in another order), H100 against the float codebook in the same runs
 // (bench/results/2026-11-26-h100-gemvadj) 1.041 geomean over the 27 catalogue shapes (1.00-1.12:
