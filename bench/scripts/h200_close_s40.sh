@@ -16,22 +16,13 @@ device_run_init "$OUT/close" ${BUDGET:-420}
 gpu_info
 doctest_filter '*MoE dispatch*' 60 'MoE dispatch doctests'
 cp "$W/kernels.txt" "$W/kernels-moe-dispatch.txt"
-: > "$W/verify-moved.txt"; vrc=0; n=0
-for dt in f16 bf16; do
-  for p in "" --pdl; do
-    n=$((n + 1))
-    timeout 60 "${V[@]}" $p --case "moe/qwen3-coder-next.mlp.experts.down/E512.N2048.K512.top10.realistic/T2/k5/$dt/automatic" \
-      >> "$W/verify-moved.txt" 2>&1 || vrc=1
-  done
-done
-s "verify automatic on $n runs of the moved case rc=$vrc after $((SECONDS - T0)) s: $(grep -c 'PASS$' "$W/verify-moved.txt") PASS lines"
+verify_cases verify-moved 60 moe/qwen3-coder-next.mlp.experts.down/E512.N2048.K512.top10.realistic/T2/k5
 moe_catalogue "$W/moe"
-for rep in 1 2 3; do
-  timeout -s INT 40 .deps/gpu/kbit-bench --shapes "$SHAPES" --git-commit "${REC_TAG:-main}-k5short" \
-    --models qwen3-coder-next,glm-4.7-flash --M 2 --bits 5 --dtypes f16 \
-    --kernels grouped_gemv_pdl,grouped_tcv_pdl,automatic_pdl --json "$W/bench-$rep-k5short.json" > "$W/bench-$rep-k5short.txt" 2>&1
-  s "bench $rep rc=$? after $((SECONDS - T0)) s"
-done
+arm_setup() {
+  KERNELS=grouped_gemv_pdl,grouped_tcv_pdl,automatic_pdl
+  B="--models qwen3-coder-next,glm-4.7-flash --M 2 --bits 5 --dtypes f16"
+}
+RUN_MAX_S=40 REPS=3 MIN_LEFT=10 bench_rotation "${REC_TAG:-main}" k5short
 gpu_doctest kernels kbit_tests_kernels 120
 verify_run verify 100 6 "verify --quick dense,moe" --quick --kernels dense,moe
 doctest_sanitize memcheck '*gemv*,*split-K*,*LinearArgs::pdl*,*MoeArgs::pdl*,*MoE kernels*' 90

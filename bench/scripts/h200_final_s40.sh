@@ -16,25 +16,15 @@ source bench/scripts/lib/device_run.sh
 device_run_init "$OUT/fin" ${BUDGET:-500}
 gpu_info
 doctest_filter '*MoE dispatch*,*automatic*' 90 'MoE dispatch and automatic doctests'
-: > "$W/verify.txt"; vrc=0; n=0
-for c in qwen3-coder-next.mlp.experts.gate_up/E512.N1024.K2048.top10.realistic/T2 \
-         glm-4.7-flash.mlp.experts.gate_up/E64.N3072.K2048.top4.realistic/T5; do
-  for dt in f16 bf16; do
-    for p in "" --pdl; do
-      n=$((n + 1))
-      timeout 60 "${V[@]}" $p --case "moe/$c/k5/$dt/automatic" >> "$W/verify.txt" 2>&1 || vrc=1
-    done
-  done
-done
-s "verify automatic on $n runs of the moved cases rc=$vrc after $((SECONDS - T0)) s: $(grep -c 'PASS$' "$W/verify.txt") PASS lines"
+verify_cases verify 60 moe/qwen3-coder-next.mlp.experts.gate_up/E512.N1024.K2048.top10.realistic/T2/k5 \
+  moe/glm-4.7-flash.mlp.experts.gate_up/E64.N3072.K2048.top4.realistic/T5/k5
 doctest_sanitize memcheck '*MoE kernels*,*MoE dispatch*' 150
 moe_catalogue "$W/moe"
-for rep in 1 2 3; do
-  timeout -s INT 40 .deps/gpu/kbit-bench --shapes "$SHAPES" --git-commit "${REC_TAG:-main}-moek5" \
-    --models qwen3-coder-next,glm-4.7-flash --M 2,5,6 --bits 5 --dtypes f16 \
-    --kernels grouped_gemv_pdl,grouped_tcv_pdl,automatic_pdl --json "$W/bench-$rep-moek5.json" > "$W/bench-$rep-moek5.txt" 2>&1
-  s "bench $rep rc=$? after $((SECONDS - T0)) s"
-done
+arm_setup() {
+  KERNELS=grouped_gemv_pdl,grouped_tcv_pdl,automatic_pdl
+  B="--models qwen3-coder-next,glm-4.7-flash --M 2,5,6 --bits 5 --dtypes f16"
+}
+RUN_MAX_S=40 REPS=3 MIN_LEFT=10 bench_rotation "${REC_TAG:-main}" moek5
 Lg=dense/llama-3-70b.mlp.gate_up/N57344.K8192
 Q=moe/qwen3-coder-next.mlp.experts
 G=moe/glm-4.7-flash.mlp.experts

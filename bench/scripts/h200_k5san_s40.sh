@@ -8,13 +8,7 @@ set -u
 source bench/scripts/lib/device_run.sh
 device_run_init "$OUT/san" ${BUDGET:-200}
 gpu_info
-for tool in racecheck memcheck; do
-  for c in qwen3-coder-next.mlp.experts.gate_up/E512.N1024.K2048.top10.realistic/T2 \
-           qwen3-coder-next.mlp.experts.down/E512.N2048.K512.top10.realistic/T2 \
-           glm-4.7-flash.mlp.experts.gate_up/E64.N3072.K2048.top4.realistic/T5; do
-    timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 "${V[@]}" --no-cublas --no-rerun \
-      --case "moe/$c/k5/f16/automatic" >> "$W/$tool.txt" 2>&1
-    s "$tool $c rc=$? after $((SECONDS - T0)) s"
-  done
-  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|cases in" "$W/$tool.txt" | sort | uniq -c | tee -a "$W/summary.txt"
-done
+sanitize_cases moved 60 "racecheck memcheck" \
+  moe/qwen3-coder-next.mlp.experts.gate_up/E512.N1024.K2048.top10.realistic/T2/k5/f16/automatic \
+  moe/qwen3-coder-next.mlp.experts.down/E512.N2048.K512.top10.realistic/T2/k5/f16/automatic \
+  moe/glm-4.7-flash.mlp.experts.gate_up/E64.N3072.K2048.top4.realistic/T5/k5/f16/automatic

@@ -14,25 +14,8 @@ gpu_info
 gpu_doctest kernels kbit_tests_kernels 90
 grep -E "peak DRAM bandwidth" "$W/kernels.txt" | head -2 | tee -a "$W/summary.txt"
 c=dense/llama-3-70b.mlp.gate_up/N57344.K8192/M1/k4
-: > "$W/verify.txt"; vrc=0; n=0
-for kern in automatic gemv; do
-  for dt in f16 bf16; do
-    for p in "" --pdl; do
-      n=$((n + 1))
-      timeout 60 "${V[@]}" $p --case "$c/$dt/$kern" >> "$W/verify.txt" 2>&1 || vrc=1
-    done
-  done
-done
-s "verify on $n runs of the moved case rc=$vrc after $((SECONDS - T0)) s: $(grep -c 'PASS$' "$W/verify.txt") PASS lines"
-for tool in memcheck racecheck; do
-  timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 "${V[@]}" --no-cublas --no-rerun --case "$c/f16/gemv" \
-    > "$W/$tool-case.txt" 2>&1
-  s "$tool $c/f16/gemv rc=$? after $((SECONDS - T0)) s"; tail -2 "$W/$tool-case.txt" | tee -a "$W/summary.txt"
-done
+VKERNELS="automatic gemv" verify_cases verify 60 "$c"
+sanitize_cases case 90 "memcheck racecheck" "$c/f16/gemv"
 doctest_sanitize memcheck '*multi-wave grid*' 60
-for rep in 1 2; do
-  timeout -s INT 30 .deps/gpu/kbit-bench --shapes data/shapes.json --git-commit "${REC_TAG:-main}-ptland" \
-    --models llama-3-70b --M 1 --bits 4 --dtypes f16,bf16 --kernels automatic_pdl \
-    --json "$W/bench-$rep-ptland.json" > "$W/bench-$rep-ptland.txt" 2>&1
-  s "bench $rep rc=$? after $((SECONDS - T0)) s"
-done
+arm_setup() { KERNELS=automatic_pdl; B="--models llama-3-70b --M 1 --bits 4 --dtypes f16,bf16"; }
+RUN_MAX_S=30 REPS=2 MIN_LEFT=10 bench_rotation "${REC_TAG:-main}" ptland

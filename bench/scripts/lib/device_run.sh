@@ -115,6 +115,45 @@ verify_moved() {
   grep -E "cases in" "$W/verify-pdl.txt" | sed 's/in [0-9.]* s/in _ s/' | sort | uniq -c | tee -a "$W/summary.txt"
 }
 
+# verify_cases NAME TIMEOUT_S CASE...: kbit-verify (V) on each CASE by name (a case name through its bit width, e.g.
+# moe/qwen3-coder-next.mlp.experts.down/E512.N2048.K512.top10.realistic/T2/k5) over each kernel of VKERNELS (default
+# automatic), in f16 and bf16, launched plainly and with --pdl, each run under the timeout, into $W/NAME.txt; the run
+# count, the rc (1 if any failed) and the PASS count in the summary. The check scripts' step for the cases a rule moves.
+verify_cases() {
+  local name=$1 t=$2 kern c dt p n=0 vrc=0
+  shift 2
+  : > "$W/$name.txt"
+  for kern in ${VKERNELS:-automatic}; do
+    for c in "$@"; do
+      for dt in f16 bf16; do
+        for p in "" --pdl; do
+          n=$((n + 1))
+          timeout "$t" "${V[@]}" $p --case "$c/$dt/$kern" >> "$W/$name.txt" 2>&1 || vrc=1
+        done
+      done
+    done
+  done
+  s "verify ${VKERNELS:-automatic} on $n runs of the named cases rc=$vrc after $((SECONDS - T0)) s: $(grep -c 'PASS$' "$W/$name.txt") PASS lines"
+}
+
+# sanitize_cases NAME TIMEOUT_S TOOLS CASE...: for each compute-sanitizer tool of TOOLS (space-separated: memcheck,
+# racecheck), kbit-verify (V) on each full CASE name without cuBLAS and the rerun, under the timeout, into
+# $W/TOOL-NAME.txt; each run's rc in the summary, then the tool's summary lines counted.
+sanitize_cases() {
+  local name=$1 t=$2 tools=$3 tool c
+  shift 3
+  for tool in $tools; do
+    : > "$W/$tool-$name.txt"
+    for c in "$@"; do
+      timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 9 "${V[@]}" --no-cublas --no-rerun --case "$c" \
+        >> "$W/$tool-$name.txt" 2>&1
+      s "$tool $c rc=$? after $((SECONDS - T0)) s"
+    done
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|cases in" "$W/$tool-$name.txt" | sed 's/in [0-9.]* s/in _ s/' | sort | uniq -c |
+      tee -a "$W/summary.txt"
+  done
+}
+
 # verify_sanitize NAME MIN_LEFT TIMEOUT_S FILTER TOOL...: for each compute-sanitizer TOOL (memcheck,
 # racecheck, synccheck), while more than MIN_LEFT seconds of the budget are left: kbit-verify (V)
 # --full over the dense.tcw cases FILTER selects, without cuBLAS, the exact-mode launch and the
@@ -135,18 +174,19 @@ verify_sanitize() {
 # less than MIN_LEFT seconds (default 30). Before each run the caller's arm_setup ARM may change
 # BIN (default .deps/gpu/kbit-bench), KERNELS (default automatic,automatic_pdl) and ENV
 # (VAR=value words for the run, default none); a missing BIN skips the run. The catalogue: SHAPES
-# (default $R/data/shapes.json; moe_catalogue sets it). Files:
+# (default $R/data/shapes.json; moe_catalogue sets it). RUN_MAX_S: at most that many seconds a run. Files:
 # $W/bench-<i>-<arm>.json and .txt; the commit recorded is TAG-ARM.
 bench_rotation() {
   local tag=$1; shift
-  local arms=("$@") n=$(( ${REPS:-2} * $# )) i=0 rep arm l
+  local arms=("$@") n=$(( ${REPS:-2} * $# )) i=0 rep arm l t
   for rep in $(seq ${REPS:-2}); do
     for arm in "${arms[@]}"; do
       i=$((i + 1)); l=$(left); [ $l -lt ${MIN_LEFT:-30} ] && return
       BIN=.deps/gpu/kbit-bench; KERNELS=automatic,automatic_pdl; ENV=
       arm_setup "$arm"
       [ -x "$BIN" ] || { s "bench $i $arm: no $BIN"; continue; }
-      env $ENV timeout -s INT $((l / (n + 1 - i) + 5)) "$BIN" --shapes "${SHAPES:-$R/data/shapes.json}" --git-commit "$tag-$arm" \
+      t=$((l / (n + 1 - i) + 5)); [ -n "${RUN_MAX_S:-}" ] && [ "$t" -gt "$RUN_MAX_S" ] && t=$RUN_MAX_S
+      env $ENV timeout -s INT $t "$BIN" --shapes "${SHAPES:-$R/data/shapes.json}" --git-commit "$tag-$arm" \
         $B --kernels $KERNELS --json $W/bench-$i-$arm.json > $W/bench-$i-$arm.txt 2>&1
       s "bench $i $arm rc=$? after $((SECONDS - T0)) s"
     done
