@@ -58,6 +58,46 @@ constexpr int kPairCopies = 16;
 template <int KB>
 constexpr int kPairTable = KB == 2 ? 16 : (KB == 4 ? 256 : 128) * kPairCopies;
 
+// KBIT_GEMV_TIMELINE (diagnostic knob, default 0; off, the kernels are the same source): in the register
+// pipeline, lane 0 of each warp stamps its SM clock at four points of each step into the buffer
+// gemv_timeline_set gives (the first 64 steps of the first `ctas` CTAs of each launch; layout in launch.h):
+// 0 the step's top; 1 its tile's loads arrived (a branch on the tile's words waits for them); 2 the next tile's
+// loads issued; 3 the step's sums done (a branch on them). Each CTA records its SM, globaltimer and SM clock at
+// the tile's start and end, and its steps. For where a warp's time goes: waiting (1 - 0) or decoding (3 - 2).
+#ifndef KBIT_GEMV_TIMELINE
+#define KBIT_GEMV_TIMELINE 0
+#endif
+static_assert(kGemvTlWarps == kGemvWarps, "the timeline's layout (launch.h) has a row per warp");
+#if KBIT_GEMV_TIMELINE
+__device__ uint32_t* g_gemv_tl = nullptr;
+__device__ int g_gemv_tl_ctas = 0;
+__device__ __forceinline__ uint32_t gemv_tl_clock() { return static_cast<uint32_t>(clock()); }
+__device__ __forceinline__ uint32_t gemv_tl_gtime() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return static_cast<uint32_t>(t);
+}
+__device__ __forceinline__ int gemv_tl_cta() { return static_cast<int>(blockIdx.x + gridDim.x * blockIdx.y); }
+__device__ __forceinline__ void gemv_tl_stamp(int step, int ev) {
+  const int cta = gemv_tl_cta();
+  if (g_gemv_tl && cta < g_gemv_tl_ctas && (threadIdx.x & 31) == 0 && step < kGemvTlSteps) {
+    const int warp = threadIdx.x / 32;
+    g_gemv_tl[((static_cast<int64_t>(cta) * kGemvTlWarps + warp) * kGemvTlSteps + step) * kGemvTlEvents + ev] =
+        gemv_tl_clock();
+  }
+}
+__device__ __forceinline__ void gemv_tl_cta_word(int i, uint32_t v) {
+  const int cta = gemv_tl_cta();
+  if (g_gemv_tl && cta < g_gemv_tl_ctas && threadIdx.x == 0)
+    g_gemv_tl[static_cast<int64_t>(g_gemv_tl_ctas) * kGemvTlWarps * kGemvTlSteps * kGemvTlEvents +
+              cta * kGemvTlCtaWords + i] = v;
+}
+// A branch on v: the instructions after it (the next stamp) wait for v's producers.
+__device__ __forceinline__ void gemv_tl_wait_for(uint32_t v) {
+  if (v == 0x9E3779B9u && g_gemv_tl == nullptr) __trap();
+}
+#endif
+
 std::atomic<int> g_gemv_force_pairs{0};        // gemv_force_pairs (tests)
 std::atomic<int64_t> g_gemv_pair_launches{0};  // gemv_pair_launches (tests)
 std::atomic<int> g_gemv_force_staged{0};       // gemv_force_staged (tests)
@@ -334,6 +374,14 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   };
 
   int kt = static_cast<int>(kt_begin) + warp;
+#if KBIT_GEMV_TIMELINE
+  uint32_t tl_smid;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(tl_smid));
+  gemv_tl_cta_word(0, tl_smid);
+  gemv_tl_cta_word(1, gemv_tl_gtime());
+  gemv_tl_cta_word(4, gemv_tl_clock());
+  int tl_step = 0;
+#endif
   if constexpr (ST > 0) {
     // Staged (gemv_kernel's ST): every k-tile of the warp (at most ST) is requested at once by
     // cp.async into the warp's ring of ST slots, one commit group per slot, before the stage (and its
@@ -389,14 +437,54 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
     stage();
     fetch_a(next, kt);
     while (kt < kt_last) {  // warp-uniform
+#if KBIT_GEMV_TIMELINE
+      gemv_tl_stamp(tl_step, 0);
+#endif
       const Tile cur = next;
+#if KBIT_GEMV_TIMELINE
+      {
+        uint32_t v = 0;
+#pragma unroll
+        for (int j = 0; j < kRowsPerLane; ++j) {
+          v ^= cur.s[j];
+#pragma unroll
+          for (int b = 0; b < KB; ++b) v ^= cur.w[j][b];
+        }
+        if constexpr (PA) {
+#pragma unroll
+          for (int c = 0; c < kBlockSize / 8; ++c) v ^= cur.a[c].x ^ cur.a[c].w;
+        }
+        gemv_tl_wait_for(v);
+        gemv_tl_stamp(tl_step, 1);
+      }
+#endif
       fetch(next, kt + kGemvWarps, blk + blk_step);
       fetch_a(next, kt + kGemvWarps);
+#if KBIT_GEMV_TIMELINE
+      gemv_tl_stamp(tl_step, 2);
+#endif
       step(cur, kt);
+#if KBIT_GEMV_TIMELINE
+      {
+        uint32_t v = 0;
+#pragma unroll
+        for (int m = 0; m < MV; ++m)
+#pragma unroll
+          for (int j = 0; j < kRowsPerLane; ++j) v ^= __float_as_uint(acc[m][j]);
+        gemv_tl_wait_for(v);
+        gemv_tl_stamp(tl_step, 3);
+        ++tl_step;
+      }
+#endif
       kt += kGemvWarps;
       blk += blk_step;
     }
   }
+#if KBIT_GEMV_TIMELINE
+  gemv_tl_cta_word(2, gemv_tl_gtime());
+  gemv_tl_cta_word(3, static_cast<uint32_t>(tl_step));
+  gemv_tl_cta_word(5, gemv_tl_clock());
+#endif
 
   // Combine the two h lanes of each slot, then the 4 warps through shared memory.
 #pragma unroll
@@ -773,6 +861,20 @@ bool gemv_uses_pairs(const TiledView& w, int64_t M) {
   if (mode != 0) return mode == 1;
   if (w.bits == 2) return true;  // 128 bytes to stage: every size
   return static_cast<double>(w.N) * static_cast<double>(w.K) >= kGemvPairsMinWeights;
+}
+
+bool gemv_timeline_set(uint32_t* buf, int ctas) {
+#if KBIT_GEMV_TIMELINE
+  return cudaMemcpyToSymbol(g_gemv_tl, &buf, sizeof(buf)) == cudaSuccess &&
+         cudaMemcpyToSymbol(g_gemv_tl_ctas, &ctas, sizeof(ctas)) == cudaSuccess;
+#else
+  (void)buf, (void)ctas;
+  return false;
+#endif
+}
+
+size_t gemv_timeline_words(int ctas) {
+  return static_cast<size_t>(ctas) * (kGemvTlWarps * kGemvTlSteps * kGemvTlEvents + kGemvTlCtaWords);
 }
 
 void gemv_force_pairs(int mode) { g_gemv_force_pairs.store(mode, std::memory_order_relaxed); }

@@ -43,6 +43,13 @@ bool gemv_uses_pairs(const TiledView& w, int64_t M);
 void gemv_force_pairs(int mode);
 // Tests only: how many dense gemv launches of this process took a pair table.
 int64_t gemv_pair_launches();
+// Diagnostics only (KBIT_GEMV_TIMELINE builds, gemv.cu): the register pipeline's warps stamp each step into buf, a
+// device buffer of gemv_timeline_words(ctas) words, for the first `ctas` CTAs of each launch (nullptr: off).
+// Returns false in builds without the knob. Layout: [cta][warp 0..3][step 0..63][event 0..3] SM clocks, then
+// [cta][6]: SM id, globaltimer at the tile's start and end (low 32 bits), steps run, SM clock at start and end.
+bool gemv_timeline_set(uint32_t* buf, int ctas);
+size_t gemv_timeline_words(int ctas);
+inline constexpr int kGemvTlWarps = 4, kGemvTlSteps = 64, kGemvTlEvents = 4, kGemvTlCtaWords = 6;
 // Tests only: 1 makes the dense gemv at M = 1 take its staged form wherever the plan allows it
 // (gemv_staged_plan_ok) and the weights can be staged (N even, aligned arrays), 2 never, 0 restores
 // the rule (gemv_use_staged). Applies to the whole process.

@@ -467,6 +467,78 @@ TEST_CASE("gpu: tcw timeline (KBIT_TCW_TIMELINE builds): every warp stamps each 
 }
 #endif
 
+#if KBIT_GEMV_TIMELINE
+TEST_CASE("gpu: gemv timeline (KBIT_GEMV_TIMELINE builds): every warp stamps each step's events in order") {
+  // A diagnostic build's check, not a benchmark: gemv's register pipeline stamps its SM clock at four points of
+  // each step (gemv.cu); with KBIT_GEMV_TIMELINE_OUT set the stamps go to that CSV for bench/scripts/gemv_timeline.py.
+  // The M = 1 shapes of the H200's bandwidth gap (docs/perf-notes.md, forty-first session), f16, the pair tables as
+  // real checkpoints take them (fp16-normal codebooks), the staged form off.
+  namespace d = gpu::detail;  // the buffer's layout: launch.h
+  const int ctas = 2048;
+  const size_t words = d::gemv_timeline_words(ctas),
+               stamp_words = size_t(ctas) * d::kGemvTlWarps * d::kGemvTlSteps * d::kGemvTlEvents;
+  DeviceBuf<uint32_t> buf(words);
+  REQUIRE(d::gemv_timeline_set(buf.p, ctas));
+  struct Unset {
+    ~Unset() {
+      gpu::detail::gemv_timeline_set(nullptr, 0);
+      gpu::detail::gemv_force_staged(0);
+    }
+  } unset;
+  d::gemv_force_staged(2);
+  const char* out = std::getenv("KBIT_GEMV_TIMELINE_OUT");
+  FILE* f = out ? std::fopen(out, "w") : nullptr;
+  if (out) REQUIRE_MESSAGE(f != nullptr, "cannot write KBIT_GEMV_TIMELINE_OUT=", out);
+  if (f) std::fprintf(f, "case,N,K,bits,cta,smid,t_start,t_end,steps,c_start,c_end,warp,step,e0,e1,e2,e3\n");
+  struct Case {
+    const char* name;
+    int64_t N, K;
+    int bits;
+  };
+  const Case cases[] = {{"llama70b.gate_up", 57344, 8192, 4}, {"llama70b.gate_up", 57344, 8192, 2},
+                        {"llama70b.q_proj", 8192, 8192, 4}, {"llama8b.gate_up", 28672, 4096, 4}};
+  Rng rng(91);
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    CAPTURE(c.bits);
+    QuantizedTensor q = random_weights(c.bits, 1, c.N, c.K, 900 + uint64_t(c.bits));
+    for (size_t i = 0; i < q.codebook_stored.size(); ++i)  // fp16-normal values, as kbit-quantize writes them
+      q.codebook_stored[i] = -1.0f + 2.0f * (float(i) + 0.5f) / float(q.codebook_stored.size());
+    DeviceWeights w(q);
+    std::vector<uint16_t> A(size_t(c.K));
+    for (auto& a : A) a = to_act(Act::f16, float(rng.uniform() - 0.5));
+    std::vector<uint16_t> C;
+    for (int rep = 0; rep < 2; ++rep) {  // the second launch's stamps (the first warms caches and clocks)
+      buf.zero();
+      REQUIRE(run_dense(gpu::Kernel::gemv, Act::f16, w, A, 1, C, nullptr));
+    }
+    const std::vector<uint32_t> h = buf.host();
+    auto after = [](uint32_t a, uint32_t b) { return static_cast<int32_t>(b - a) >= 0; };  // b at or after a
+    int64_t stamped = 0, out_of_order = 0;
+    for (int cta = 0; cta < ctas; ++cta) {
+      const uint32_t* cw = h.data() + stamp_words + size_t(cta) * d::kGemvTlCtaWords;
+      if (cw[1] == 0 && cw[2] == 0) continue;  // past the grid
+      for (int warp = 0; warp < d::kGemvTlWarps; ++warp)
+        for (int st = 0; st < d::kGemvTlSteps; ++st) {
+          const uint32_t* e = h.data() + ((size_t(cta) * d::kGemvTlWarps + warp) * d::kGemvTlSteps + st) * d::kGemvTlEvents;
+          if (e[0] == 0 && e[3] == 0) break;  // this warp's steps end here (a warp may run one fewer than warp 0)
+          ++stamped;
+          for (int ev = 1; ev < d::kGemvTlEvents; ++ev)
+            if (!after(e[ev - 1], e[ev])) ++out_of_order;
+          if (st + 1 < d::kGemvTlSteps && e[d::kGemvTlEvents] != 0 && !after(e[3], e[d::kGemvTlEvents])) ++out_of_order;
+          if (f)
+            std::fprintf(f, "%s,%lld,%lld,%d,%d,%u,%u,%u,%u,%u,%u,%d,%d,%u,%u,%u,%u\n", c.name,
+                         static_cast<long long>(c.N), static_cast<long long>(c.K), c.bits, cta, cw[0], cw[1], cw[2],
+                         cw[3], cw[4], cw[5], warp, st, e[0], e[1], e[2], e[3]);
+        }
+    }
+    CHECK(stamped > 0);
+    CHECK(out_of_order == 0);
+  }
+  if (f) REQUIRE(std::fclose(f) == 0);
+}
+#endif
+
 TEST_CASE("gpu: tcw's plan takes whole-tile runs at k >= 4 on >= 16 steps only") {
   // Llama-3-70B gate_up at M = 1024 (448 x 4 tiles of 64 steps: several waves per tile on an H100)
   // runs on the stream-K kernel (whole runs) at k = 4, 5 and per tile at k = 2, 3; GLM q_b_proj
