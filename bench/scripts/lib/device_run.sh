@@ -373,3 +373,38 @@ verify_arms() {
   done
   V=(.deps/gpu/kbit-verify --shapes "$R/data/shapes.json")
 }
+
+# knob_ab KNOB ARM FILTER BITS NCU_CASE CASE...: one call of a gemv knob experiment (the forty-first session's
+# h200_gemv_*.sh; the knob read from the environment, default off, as on the exp/gemv-* branches): the GPU; the
+# doctests FILTER selects (their log also kept as kernels-ARMcase.txt); with KNOB=1 the gemv, split-K and PDL
+# doctests, and kbit-verify over gemv and automatic on each CASE (verify_cases); memcheck and racecheck over FILTER;
+# kbit-bench gemv_pdl and automatic_pdl over the dense catalogue at M = 1, k = BITS, f16 and bf16, arms main
+# (KNOB=0) and ARM (KNOB=1) in rotation, three reps; ncu (ncu_pipe_arms, when more than NCU_MIN seconds are left,
+# default 30) on NCU_CASE with KNOB=0 and 1, its duration, issue, DRAM and L1 lines in the summary.
+knob_ab() {
+  local knob=$1 arm=$2 filter=$3 bits=$4 ncu_case=$5 a
+  shift 5
+  gpu_info
+  doctest_filter "$filter" 60 "the $arm doctest"
+  cp "$W/kernels.txt" "$W/kernels-${arm}case.txt"
+  export "$knob=1"
+  doctest_filter '*gemv*,*split-K*,*LinearArgs::pdl*' 150 "gemv, split-K, PDL doctests with $knob=1"
+  doctest_sanitize memcheck "$filter" 90
+  doctest_sanitize racecheck "$filter" 120
+  VKERNELS="gemv automatic" verify_cases verify 60 "$@"
+  grep -E "FAIL|cases in" "$W/verify.txt" | sed 's/in [0-9.]* s/in _ s/' | sort | uniq -c | tee -a "$W/summary.txt"
+  unset "$knob"
+  dense_catalogue "$W/cat"
+  KNOB_AB=("$knob" "$arm" "$bits")
+  arm_setup() {
+    KERNELS=gemv_pdl,automatic_pdl; B="--M 1 --bits ${KNOB_AB[2]} --dtypes f16,bf16"
+    if [ "$1" = "${KNOB_AB[1]}" ]; then ENV=${KNOB_AB[0]}=1; else ENV=${KNOB_AB[0]}=0; fi
+  }
+  RUN_MAX_S=60 REPS=3 MIN_LEFT=40 bench_rotation "${REC_TAG:-exp}" main "$arm"
+  ncu_pipe_arms "${NCU_MIN:-30}" "$knob" "$ncu_case" 0 1
+  for a in 0 1; do
+    zcat "$W"/ncu-$a/raw_*.gz 2>/dev/null |
+      grep -E 'gpu__time_duration.sum|sm__issue_active.avg|gpu__dram_throughput.avg.pct|smsp__inst_executed.sum |l1tex__throughput.avg.pct|l1tex__data_pipe_lsu_wavefronts.avg.pct' |
+      awk -v a="$knob=$a" '{print "ncu " a ": " $1, $NF}' | tee -a "$W/summary.txt"
+  done
+}
