@@ -77,25 +77,39 @@ __device__ __forceinline__ uint32_t gemv_tl_gtime() {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return static_cast<uint32_t>(t);
 }
-__device__ __forceinline__ int gemv_tl_cta() { return static_cast<int>(blockIdx.x + gridDim.x * blockIdx.y); }
-__device__ __forceinline__ void gemv_tl_stamp(int step, int ev) {
-  const int cta = gemv_tl_cta();
-  if (g_gemv_tl && cta < g_gemv_tl_ctas && (threadIdx.x & 31) == 0 && step < kGemvTlSteps) {
-    const int warp = threadIdx.x / 32;
-    g_gemv_tl[((static_cast<int64_t>(cta) * kGemvTlWarps + warp) * kGemvTlSteps + step) * kGemvTlEvents + ev] =
-        gemv_tl_clock();
+// The knob's buffer and CTA count are read once per thread, into registers: the stamps then store with no load of
+// their own. (The first form read them through the globals at every stamp; its generic stores could alias them, so
+// each stamp waited on a global load, and the first timeline, bench/results/2026-11-28-h200-gemvtl, is perturbed.)
+struct GemvTl {
+  uint32_t* steps = nullptr;  // lane 0's warp row of stamps, else nullptr
+  uint32_t* words = nullptr;  // thread 0's CTA words, else nullptr
+  bool set = false;           // a buffer is set (every thread)
+  __device__ static GemvTl make() {
+    GemvTl t;
+    uint32_t* const buf = g_gemv_tl;
+    const int ctas = g_gemv_tl_ctas;
+    const int cta = static_cast<int>(blockIdx.x + gridDim.x * blockIdx.y);
+    t.set = buf != nullptr;
+    if (t.set && cta < ctas) {
+      const int64_t per_cta = int64_t{kGemvTlWarps} * kGemvTlSteps * kGemvTlEvents;
+      if ((threadIdx.x & 31) == 0)
+        t.steps = buf + cta * per_cta + static_cast<int64_t>(threadIdx.x / 32) * kGemvTlSteps * kGemvTlEvents;
+      if (threadIdx.x == 0) t.words = buf + ctas * per_cta + static_cast<int64_t>(cta) * kGemvTlCtaWords;
+    }
+    return t;
   }
-}
-__device__ __forceinline__ void gemv_tl_cta_word(int i, uint32_t v) {
-  const int cta = gemv_tl_cta();
-  if (g_gemv_tl && cta < g_gemv_tl_ctas && threadIdx.x == 0)
-    g_gemv_tl[static_cast<int64_t>(g_gemv_tl_ctas) * kGemvTlWarps * kGemvTlSteps * kGemvTlEvents +
-              cta * kGemvTlCtaWords + i] = v;
-}
-// A branch on v: the instructions after it (the next stamp) wait for v's producers.
-__device__ __forceinline__ void gemv_tl_wait_for(uint32_t v) {
-  if (v == 0x9E3779B9u && g_gemv_tl == nullptr) __trap();
-}
+  __device__ __forceinline__ void stamp(int step, int ev) const {
+    if (steps != nullptr && step < kGemvTlSteps) __stcg(steps + step * kGemvTlEvents + ev, gemv_tl_clock());
+  }
+  __device__ __forceinline__ void word(int i, uint32_t v) const {
+    if (words != nullptr) __stcg(words + i, v);
+  }
+  // A branch on v: what follows it (the next stamp's clock read) waits for v's producers. It never traps while a
+  // buffer is set; a timeline build run without one could, on one value of v in 2^32.
+  __device__ __forceinline__ void wait_for(uint32_t v) const {
+    if (v == 0x9E3779B9u && !set) __trap();
+  }
+};
 #endif
 
 std::atomic<int> g_gemv_force_pairs{0};        // gemv_force_pairs (tests)
@@ -375,11 +389,12 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
 
   int kt = static_cast<int>(kt_begin) + warp;
 #if KBIT_GEMV_TIMELINE
+  const GemvTl tl = GemvTl::make();
   uint32_t tl_smid;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(tl_smid));
-  gemv_tl_cta_word(0, tl_smid);
-  gemv_tl_cta_word(1, gemv_tl_gtime());
-  gemv_tl_cta_word(4, gemv_tl_clock());
+  tl.word(0, tl_smid);
+  tl.word(1, gemv_tl_gtime());
+  tl.word(4, gemv_tl_clock());
   int tl_step = 0;
 #endif
   if constexpr (ST > 0) {
@@ -438,7 +453,7 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
     fetch_a(next, kt);
     while (kt < kt_last) {  // warp-uniform
 #if KBIT_GEMV_TIMELINE
-      gemv_tl_stamp(tl_step, 0);
+      tl.stamp(tl_step, 0);
 #endif
       const Tile cur = next;
 #if KBIT_GEMV_TIMELINE
@@ -454,14 +469,14 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
 #pragma unroll
           for (int c = 0; c < kBlockSize / 8; ++c) v ^= cur.a[c].x ^ cur.a[c].w;
         }
-        gemv_tl_wait_for(v);
-        gemv_tl_stamp(tl_step, 1);
+        tl.wait_for(v);
+        tl.stamp(tl_step, 1);
       }
 #endif
       fetch(next, kt + kGemvWarps, blk + blk_step);
       fetch_a(next, kt + kGemvWarps);
 #if KBIT_GEMV_TIMELINE
-      gemv_tl_stamp(tl_step, 2);
+      tl.stamp(tl_step, 2);
 #endif
       step(cur, kt);
 #if KBIT_GEMV_TIMELINE
@@ -471,8 +486,8 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
         for (int m = 0; m < MV; ++m)
 #pragma unroll
           for (int j = 0; j < kRowsPerLane; ++j) v ^= __float_as_uint(acc[m][j]);
-        gemv_tl_wait_for(v);
-        gemv_tl_stamp(tl_step, 3);
+        tl.wait_for(v);
+        tl.stamp(tl_step, 3);
         ++tl_step;
       }
 #endif
@@ -481,9 +496,9 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
     }
   }
 #if KBIT_GEMV_TIMELINE
-  gemv_tl_cta_word(2, gemv_tl_gtime());
-  gemv_tl_cta_word(3, static_cast<uint32_t>(tl_step));
-  gemv_tl_cta_word(5, gemv_tl_clock());
+  tl.word(2, gemv_tl_gtime());
+  tl.word(3, static_cast<uint32_t>(tl_step));
+  tl.word(5, gemv_tl_clock());
 #endif
 
   // Combine the two h lanes of each slot, then the 4 warps through shared memory.

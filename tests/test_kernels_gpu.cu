@@ -514,14 +514,25 @@ TEST_CASE("gpu: gemv timeline (KBIT_GEMV_TIMELINE builds): every warp stamps eac
     }
     const std::vector<uint32_t> h = buf.host();
     auto after = [](uint32_t a, uint32_t b) { return static_cast<int32_t>(b - a) >= 0; };  // b at or after a
-    int64_t stamped = 0, out_of_order = 0;
+    // Every CTA of the grid up to `ctas` stamped (a prefix of the CTA indices), warp 0 as many steps as its CTA
+    // counted (up to kGemvTlSteps), the other warps the same or one fewer (k-tiles go round the 4 warps).
+    int64_t stamped = 0, out_of_order = 0, bad_counts = 0;
+    int ctas_seen = 0;
+    bool gap = false;
     for (int cta = 0; cta < ctas; ++cta) {
       const uint32_t* cw = h.data() + stamp_words + size_t(cta) * d::kGemvTlCtaWords;
-      if (cw[1] == 0 && cw[2] == 0) continue;  // past the grid
-      for (int warp = 0; warp < d::kGemvTlWarps; ++warp)
-        for (int st = 0; st < d::kGemvTlSteps; ++st) {
+      if (cw[1] == 0 && cw[2] == 0) {  // past the grid (or a CTA that stamped nothing: the next ones must not either)
+        gap = true;
+        continue;
+      }
+      if (gap) ++bad_counts;
+      ++ctas_seen;
+      const int steps0 = static_cast<int>(std::min<uint32_t>(cw[3], d::kGemvTlSteps));
+      for (int warp = 0; warp < d::kGemvTlWarps; ++warp) {
+        int st = 0;
+        for (; st < d::kGemvTlSteps; ++st) {
           const uint32_t* e = h.data() + ((size_t(cta) * d::kGemvTlWarps + warp) * d::kGemvTlSteps + st) * d::kGemvTlEvents;
-          if (e[0] == 0 && e[3] == 0) break;  // this warp's steps end here (a warp may run one fewer than warp 0)
+          if (e[0] == 0 && e[3] == 0) break;  // this warp's steps end here
           ++stamped;
           for (int ev = 1; ev < d::kGemvTlEvents; ++ev)
             if (!after(e[ev - 1], e[ev])) ++out_of_order;
@@ -531,9 +542,13 @@ TEST_CASE("gpu: gemv timeline (KBIT_GEMV_TIMELINE builds): every warp stamps eac
                          static_cast<long long>(c.N), static_cast<long long>(c.K), c.bits, cta, cw[0], cw[1], cw[2],
                          cw[3], cw[4], cw[5], warp, st, e[0], e[1], e[2], e[3]);
         }
+        if (warp == 0 ? st != steps0 : st != steps0 && st != steps0 - 1) ++bad_counts;
+      }
     }
+    CHECK(ctas_seen > 0);
     CHECK(stamped > 0);
     CHECK(out_of_order == 0);
+    CHECK(bad_counts == 0);
   }
   if (f) REQUIRE(std::fclose(f) == 0);
 }

@@ -11,7 +11,8 @@
 # 2. kbit-verify over gemv and automatic with KBIT_GEMV_D3=1 on named M = 1 cases (f16, bf16, plain, --pdl).
 # 3. kbit-bench gemv_pdl and automatic_pdl over the dense catalogue at M = 1, k = 3, 4, f16 and bf16, arms main
 #    (KBIT_GEMV_D3=0) and d3 in rotation, three reps.
-# 4. ncu (h100_pipe_util.sh) on Llama-3-70B gate_up at M = 1, k = 4 per arm; issue and DRAM lines into the summary.
+# 4. ncu (h100_pipe_util.sh) on Llama-3-70B gate_up at M = 1, k = 4 per arm; duration, issue, DRAM and L1 lines into the
+#    summary (as run, before knob_ab: without the L1 lines).
 # Move bench/results out for the call (the steps: knob_ab in lib/device_run.sh). Env: BUDGET (default 300 s), REC_TAG.
 set -u
 source bench/scripts/lib/device_run.sh

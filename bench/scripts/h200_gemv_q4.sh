@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Forty-first session: gemv at M = 1, k = 2 decoding quads of adjacent elements (KBIT_GEMV_Q4, branch exp/gemv-q4).
-# The timeline (bench/results/2026-11-28-h200-gemvtl) has a warp spend ~19% of each step issuing its next tile's 12
+# The timeline (bench/results/2026-11-28-h200-gemvtl; later found perturbed by its own stamps) had a warp spend ~19% of each step issuing its next tile's 12
 # loads behind the shared-memory queue and ~55% decoding; at k = 2 the index of 4 adjacent elements is one byte (a
 # nibble of each plane, no transpose), so one LDS.128 of a 4-float entry (8 copies, 32 KB) serves 4 weights: half
 # the shared loads and 14% fewer instructions (SASS f16 3.80 -> 3.28 per weight; LDS 64 -> 32 per 128 weights), the
