@@ -27,6 +27,7 @@
 #include "common.cuh"
 #include "kbit/gemv_sched.h"
 #include "launch.h"
+#include "timeline.cuh"
 
 namespace kbit::gpu::detail {
 
@@ -71,45 +72,18 @@ static_assert(kGemvTlWarps == kGemvWarps, "the timeline's layout (launch.h) has 
 #if KBIT_GEMV_TIMELINE
 __device__ uint32_t* g_gemv_tl = nullptr;
 __device__ int g_gemv_tl_ctas = 0;
-__device__ __forceinline__ uint32_t gemv_tl_clock() { return static_cast<uint32_t>(clock()); }
-__device__ __forceinline__ uint32_t gemv_tl_gtime() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return static_cast<uint32_t>(t);
+using GemvTl = Timeline<kGemvTlWarps, kGemvTlSteps, kGemvTlEvents, kGemvTlCtaWords>;
+// The XOR of a register tile's words (and, with PA, its activations): a value that waits for all of its loads.
+template <class Tile>
+__device__ __forceinline__ uint32_t gemv_tl_fold(const Tile& t) {
+  uint32_t v = 0;
+  for (const auto& row : t.w)
+    for (uint32_t x : row) v ^= x;
+  for (uint8_t x : t.s) v ^= x;
+  if constexpr (requires { t.a; })
+    for (const uint4& x : t.a) v ^= x.x ^ x.w;
+  return v;
 }
-// The knob's buffer and CTA count are read once per thread, into registers: the stamps then store with no load of
-// their own. (The first form read them through the globals at every stamp; its generic stores could alias them, so
-// each stamp waited on a global load, and the first timeline, bench/results/2026-11-28-h200-gemvtl, is perturbed.)
-struct GemvTl {
-  uint32_t* steps = nullptr;  // lane 0's warp row of stamps, else nullptr
-  uint32_t* words = nullptr;  // thread 0's CTA words, else nullptr
-  bool set = false;           // a buffer is set (every thread)
-  __device__ static GemvTl make() {
-    GemvTl t;
-    uint32_t* const buf = g_gemv_tl;
-    const int ctas = g_gemv_tl_ctas;
-    const int cta = static_cast<int>(blockIdx.x + gridDim.x * blockIdx.y);
-    t.set = buf != nullptr;
-    if (t.set && cta < ctas) {
-      const int64_t per_cta = int64_t{kGemvTlWarps} * kGemvTlSteps * kGemvTlEvents;
-      if ((threadIdx.x & 31) == 0)
-        t.steps = buf + cta * per_cta + static_cast<int64_t>(threadIdx.x / 32) * kGemvTlSteps * kGemvTlEvents;
-      if (threadIdx.x == 0) t.words = buf + ctas * per_cta + static_cast<int64_t>(cta) * kGemvTlCtaWords;
-    }
-    return t;
-  }
-  __device__ __forceinline__ void stamp(int step, int ev) const {
-    if (steps != nullptr && step < kGemvTlSteps) __stcg(steps + step * kGemvTlEvents + ev, gemv_tl_clock());
-  }
-  __device__ __forceinline__ void word(int i, uint32_t v) const {
-    if (words != nullptr) __stcg(words + i, v);
-  }
-  // A branch on v: what follows it (the next stamp's clock read) waits for v's producers. It never traps while a
-  // buffer is set; a timeline build run without one could, on one value of v in 2^32.
-  __device__ __forceinline__ void wait_for(uint32_t v) const {
-    if (v == 0x9E3779B9u && !set) __trap();
-  }
-};
 #endif
 
 std::atomic<int> g_gemv_force_pairs{0};        // gemv_force_pairs (tests)
@@ -389,12 +363,10 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
 
   int kt = static_cast<int>(kt_begin) + warp;
 #if KBIT_GEMV_TIMELINE
-  const GemvTl tl = GemvTl::make();
-  uint32_t tl_smid;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(tl_smid));
-  tl.word(0, tl_smid);
-  tl.word(1, gemv_tl_gtime());
-  tl.word(4, gemv_tl_clock());
+  const GemvTl tl = GemvTl::make(g_gemv_tl, g_gemv_tl_ctas, static_cast<int>(blockIdx.x + gridDim.x * blockIdx.y));
+  tl.word(0, tl_smid());
+  tl.word(1, tl_gtime());
+  tl.word(4, tl_clock());
   int tl_step = 0;
 #endif
   if constexpr (ST > 0) {
@@ -457,21 +429,8 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
 #endif
       const Tile cur = next;
 #if KBIT_GEMV_TIMELINE
-      {
-        uint32_t v = 0;
-#pragma unroll
-        for (int j = 0; j < kRowsPerLane; ++j) {
-          v ^= cur.s[j];
-#pragma unroll
-          for (int b = 0; b < KB; ++b) v ^= cur.w[j][b];
-        }
-        if constexpr (PA) {
-#pragma unroll
-          for (int c = 0; c < kBlockSize / 8; ++c) v ^= cur.a[c].x ^ cur.a[c].w;
-        }
-        tl.wait_for(v);
-        tl.stamp(tl_step, 1);
-      }
+      tl.wait_for(gemv_tl_fold(cur));  // the tile's loads arrived
+      tl.stamp(tl_step, 1);
 #endif
       fetch(next, kt + kGemvWarps, blk + blk_step);
       fetch_a(next, kt + kGemvWarps);
@@ -481,14 +440,11 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
       step(cur, kt);
 #if KBIT_GEMV_TIMELINE
       {
-        uint32_t v = 0;
-#pragma unroll
-        for (int m = 0; m < MV; ++m)
-#pragma unroll
-          for (int j = 0; j < kRowsPerLane; ++j) v ^= __float_as_uint(acc[m][j]);
+        uint32_t v = 0;  // the step's sums done
+        for (const auto& row : acc)
+          for (float x : row) v ^= __float_as_uint(x);
         tl.wait_for(v);
-        tl.stamp(tl_step, 3);
-        ++tl_step;
+        tl.stamp(tl_step++, 3);
       }
 #endif
       kt += kGemvWarps;
@@ -496,9 +452,9 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
     }
   }
 #if KBIT_GEMV_TIMELINE
-  tl.word(2, gemv_tl_gtime());
+  tl.word(2, tl_gtime());
   tl.word(3, static_cast<uint32_t>(tl_step));
-  tl.word(5, gemv_tl_clock());
+  tl.word(5, tl_clock());
 #endif
 
   // Combine the two h lanes of each slot, then the 4 warps through shared memory.
@@ -880,8 +836,7 @@ bool gemv_uses_pairs(const TiledView& w, int64_t M) {
 
 bool gemv_timeline_set(uint32_t* buf, int ctas) {
 #if KBIT_GEMV_TIMELINE
-  return cudaMemcpyToSymbol(g_gemv_tl, &buf, sizeof(buf)) == cudaSuccess &&
-         cudaMemcpyToSymbol(g_gemv_tl_ctas, &ctas, sizeof(ctas)) == cudaSuccess;
+  return timeline_set_symbols(g_gemv_tl, g_gemv_tl_ctas, buf, ctas);
 #else
   (void)buf, (void)ctas;
   return false;
@@ -889,7 +844,7 @@ bool gemv_timeline_set(uint32_t* buf, int ctas) {
 }
 
 size_t gemv_timeline_words(int ctas) {
-  return static_cast<size_t>(ctas) * (kGemvTlWarps * kGemvTlSteps * kGemvTlEvents + kGemvTlCtaWords);
+  return Timeline<kGemvTlWarps, kGemvTlSteps, kGemvTlEvents, kGemvTlCtaWords>::buffer_words(ctas);
 }
 
 void gemv_force_pairs(int mode) { g_gemv_force_pairs.store(mode, std::memory_order_relaxed); }

@@ -81,9 +81,10 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
   const int64_t steps = tcw_steps(K), ktiles = k_tiles(K);
   int64_t sb, se;
   slice_range(steps, sk.splits, blockIdx.z, sb, se);
-  KBIT_TCW_TL_CTA(0, tcw_tl_smid());
-  KBIT_TCW_TL_CTA(1, tcw_tl_gtime());
-  KBIT_TCW_TL_CTA(4, tcw_tl_clock());
+  KBIT_TCW_TL_BEGIN;
+  KBIT_TCW_TL_CTA(0, tl_smid());
+  KBIT_TCW_TL_CTA(1, tl_gtime());
+  KBIT_TCW_TL_CTA(4, tl_clock());
 
   // The lane's block (step s: k-tile 2 s + q / 2, half q % 2) of rows n_lo and n_hi.
   const bool row_ok[2] = {n_lo < N, n_hi < N};
@@ -315,9 +316,9 @@ __global__ void __launch_bounds__(kTcwThreads, kTcwMinBlocks<KB, MN, PR>)
   }
   wgmma_wait<0>();
   cp_async_wait<0>();
-  KBIT_TCW_TL_CTA(2, tcw_tl_gtime());
+  KBIT_TCW_TL_CTA(2, tl_gtime());
   KBIT_TCW_TL_CTA(3, static_cast<uint32_t>(se32 - sb32));
-  KBIT_TCW_TL_CTA(5, tcw_tl_clock());
+  KBIT_TCW_TL_CTA(5, tl_clock());
   // LinearArgs::pdl: the next launch (the reduction, or the next call) may start now; earlier,
   // its waiting CTAs slowed this grid's main loop (bench/results/2026-11-25-h100-pdl3).
   if constexpr (kTcwPdlMain<MN, KB>) pdl_launch_dependents();
@@ -814,8 +815,7 @@ bool tcw_tile_built(int mn) {
 
 bool tcw_timeline_set(uint32_t* buf, int ctas) {
 #if KBIT_TCW_TIMELINE
-  return cudaMemcpyToSymbol(g_tcw_tl, &buf, sizeof(buf)) == cudaSuccess &&
-         cudaMemcpyToSymbol(g_tcw_tl_ctas, &ctas, sizeof(ctas)) == cudaSuccess;
+  return timeline_set_symbols(g_tcw_tl, g_tcw_tl_ctas, buf, ctas);
 #else
   (void)buf, (void)ctas;
   return false;
@@ -823,7 +823,7 @@ bool tcw_timeline_set(uint32_t* buf, int ctas) {
 }
 
 size_t tcw_timeline_words(int ctas) {
-  return static_cast<size_t>(ctas) * (kTcwTlWarps * kTcwTlSteps * kTcwTlEvents + kTcwTlCtaWords);
+  return Timeline<kTcwTlWarps, kTcwTlSteps, kTcwTlEvents, kTcwTlCtaWords>::buffer_words(ctas);
 }
 
 void tcw_force_tile(int mn) { g_tcw_force_tile.store(tcw_tile_built(mn) ? mn : 0, std::memory_order_relaxed); }

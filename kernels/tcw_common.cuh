@@ -7,6 +7,7 @@
 #include "kbit/tcv_map.h"
 #include "launch.h"
 #include "tcv_decode.cuh"
+#include "timeline.cuh"
 #include "wgmma_rs.cuh"
 
 namespace kbit::gpu::detail {
@@ -136,39 +137,19 @@ static_assert(kTcwTlWarps == kTcwThreads / 32, "the timeline's layout (launch.h)
 #if KBIT_TCW_TIMELINE
 // [cta][warp][step][event] stamps, then [cta][6] (smid, globaltimer at start and end, low 32 bits; steps run; SM
 // clock at start and end).
+// Kept in registers from the kernel's start (KBIT_TCW_TL_BEGIN; timeline.cuh): until the forty-first session each
+// stamp re-read these globals, a global load per stamp inside the measured intervals (the thirty-seventh session's
+// timeline, bench/results/2026-11-28-h100-timeline, was taken so).
 static __device__ uint32_t* g_tcw_tl = nullptr;
 static __device__ int g_tcw_tl_ctas = 0;
-__device__ __forceinline__ uint32_t tcw_tl_clock() { return static_cast<uint32_t>(clock()); }
-__device__ __forceinline__ uint32_t tcw_tl_gtime() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return static_cast<uint32_t>(t);
-}
-__device__ __forceinline__ uint32_t tcw_tl_smid() {
-  uint32_t v;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(v));
-  return v;
-}
-__device__ __forceinline__ int tcw_tl_cta() {
-  return static_cast<int>(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
-}
-__device__ __forceinline__ void tcw_tl_stamp(int rel_step, int ev) {
-  const int cta = tcw_tl_cta();
-  if (g_tcw_tl && cta < g_tcw_tl_ctas && (threadIdx.x & 31) == 0 && rel_step < kTcwTlSteps) {
-    const int warp = threadIdx.x / 32;
-    g_tcw_tl[((static_cast<int64_t>(cta) * kTcwTlWarps + warp) * kTcwTlSteps + rel_step) * kTcwTlEvents + ev] =
-        tcw_tl_clock();
-  }
-}
-__device__ __forceinline__ void tcw_tl_cta_word(int i, uint32_t v) {
-  const int cta = tcw_tl_cta();
-  if (g_tcw_tl && cta < g_tcw_tl_ctas && threadIdx.x == 0)
-    g_tcw_tl[static_cast<int64_t>(g_tcw_tl_ctas) * kTcwTlWarps * kTcwTlSteps * kTcwTlEvents + cta * kTcwTlCtaWords + i] =
-        v;
-}
-#define KBIT_TCW_TL(step, ev) tcw_tl_stamp((step), (ev))
-#define KBIT_TCW_TL_CTA(i, v) tcw_tl_cta_word((i), (v))
+using TcwTl = Timeline<kTcwTlWarps, kTcwTlSteps, kTcwTlEvents, kTcwTlCtaWords>;
+#define KBIT_TCW_TL_BEGIN                                                                                  \
+  const TcwTl tcw_tl = TcwTl::make(g_tcw_tl, g_tcw_tl_ctas,                                               \
+                                   static_cast<int>(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)))
+#define KBIT_TCW_TL(step, ev) tcw_tl.stamp((step), (ev))
+#define KBIT_TCW_TL_CTA(i, v) tcw_tl.word((i), (v))
 #else
+#define KBIT_TCW_TL_BEGIN ((void)0)
 #define KBIT_TCW_TL(step, ev) ((void)0)
 #define KBIT_TCW_TL_CTA(i, v) ((void)0)
 #endif
