@@ -22,6 +22,7 @@
 #include <cooperative_groups.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <type_traits>
 
 #include "common.cuh"
@@ -85,6 +86,30 @@ __device__ __forceinline__ uint32_t gemv_tl_fold(const Tile& t) {
   return v;
 }
 #endif
+
+// KBIT_GEMV_LUT (experiment knob, default 0; the environment's value overrides it): at M = 1, k = 2 the
+// register-pipeline launches look up *activation* sums instead of codebook pairs. Before each step a warp writes,
+// for every adjacent element pair (2i, 2i + 1) of its k-tile, the 16 sums cb[lo(v)] x[2i] + cb[hi(v)] x[2i + 1]
+// (v: block_adjacent_pairs2's code; 2 KB per warp, gemv_tile's LU); the step then adds one 4-byte entry per pair of
+// weights: PRMT (address) + LDS.32 + FADD, against PRMT + LDS.64 + 2 FFMA and the activations' conversions, and
+// one shared-memory wavefront per warp-load instead of two (block h's tables in banks 0-15, h = 1's in 16-31).
+#ifndef KBIT_GEMV_LUT
+#define KBIT_GEMV_LUT 0
+#endif
+std::atomic<int> g_gemv_force_lut{0};        // gemv_force_lut (tests)
+std::atomic<int64_t> g_gemv_lut_launches{0};  // gemv_lut_launches (tests)
+bool gemv_lut_enabled() {
+  const int force = g_gemv_force_lut.load(std::memory_order_relaxed);
+  if (force != 0) return force == 1;
+  static const bool on = [] {
+    const char* e = std::getenv("KBIT_GEMV_LUT");
+    return e != nullptr && *e != '\0' ? std::atoi(e) != 0 : KBIT_GEMV_LUT != 0;
+  }();
+  return on;
+}
+// The warp's table: pair p (0..15) of block h at byte p * 128 + h * 64, entry v at byte 4 v ^ 16 (p % 4) (the
+// swizzle keeps the 16-byte stores of the 8 lanes of a quarter-warp in distinct bank groups).
+constexpr int kLutWarpFloats = 512;
 
 std::atomic<int> g_gemv_force_pairs{0};        // gemv_force_pairs (tests)
 std::atomic<int64_t> g_gemv_pair_launches{0};  // gemv_pair_launches (tests)
@@ -169,13 +194,15 @@ constexpr int kGemvMinBlocks = MV == 1 ? 4 : GROUPED ? (MV == 2 ? 3 : 2) : MV ==
 // [0, rows) of A (rows <= MV); the sums of the 4 warps land in `red`. `stage` fills the shared
 // codebook and synchronises the CTA: it runs after the first weight loads are issued, so the
 // codebook's memory round trip overlaps theirs instead of preceding them.
-template <Act ACT, int KB, int MV, bool PT = false, bool PA = false, int ST = 0, class Stage>
+// LU (KBIT_GEMV_LUT; M = 1, k = 2 on the adjacent-pair table, register pipeline): `lut` is the CTA's
+// kGemvWarps * kLutWarpFloats floats (256-byte aligned) of activation-sum tables, one per warp.
+template <Act ACT, int KB, int MV, bool PT = false, bool PA = false, int ST = 0, bool LU = false, class Stage>
 __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTraits<ACT>::T* __restrict__ A,
                                           const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
                                           const float* cb_s, const float2* pair_s, int64_t N, int64_t K, int rows,
                                           int64_t n0,
                                           int64_t kt_begin, int64_t kt_end, float (*red)[MV][kGemvRows],
-                                          unsigned char* ring = nullptr) {
+                                          unsigned char* ring = nullptr, float* lut = nullptr) {
   using Tr = ActTraits<ACT>;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int slot = lane >> 1, h = lane & 1;
@@ -218,7 +245,12 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   struct TileWA : TileW {
     uint4 a[kBlockSize / 8];
   };
-  using Tile = std::conditional_t<PA, TileWA, TileW>;  // without PA, main's tile exactly (same SASS)
+  struct TileWX : TileW {
+    uint32_t xa;  // LU: the activation pair whose table the lane writes (elements 2 slot, 2 slot + 1 of block h)
+  };
+  static_assert(!LU || (PT && KB == 2 && MV == 1 && ST == 0 && !PA), "LU: k = 2, M = 1, register pipeline");
+  // without PA or LU, main's tile exactly (same SASS)
+  using Tile = std::conditional_t<PA, TileWA, std::conditional_t<LU, TileWX, TileW>>;
   // Rows past N exist only in the last row tile; there the lane's rows are checked one by one.
   const bool all_rows = n0 + kGemvRows <= N;
   const int rows_left = static_cast<int>(all_rows ? kGemvRows : N - n0);
@@ -256,6 +288,12 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   // block). A separate step from fetch: the first tile's words go out before `stage`, which holds
   // the PDL wait, and A may be read only after it.
   auto fetch_a = [&](Tile& t, int kt) {
+    if constexpr (LU) {
+      if (kt >= kt_last) return;
+      const int kb = kt * kBlocksPerTile + h;
+      t.xa = kb < kblocks ? __ldg(reinterpret_cast<const uint32_t*>(A + static_cast<int64_t>(kb) * kBlockSize + 2 * slot))
+                          : 0u;
+    }
     if constexpr (PA) {
       const int kb = kt * kBlocksPerTile + h;
       if (kt >= kt_last || kb >= kblocks) return;
@@ -268,6 +306,68 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   static_assert(ST == 0 || (MV == 1 && !PA), "staged weights at M = 1, activations from the staged slice");
   const int kt_first = static_cast<int>(kt_begin);
   const uint4* a_slice = reinterpret_cast<const uint4*>(ring + kGemvWarps * ST * kStageSlotBytes<KB>);
+  // LU: the warp's table (lut_w, 256-byte aligned) and, per s, the bits a lookup's byte offset carries besides
+  // 4 v: the swizzle 16 s (pair p = 4 c + s) and block h's half of the banks (64 h); cb_r: the codebook, read
+  // from the staged pair table after the stage (entries 0, 1, 4, 5 hold cb[0..3] in .x).
+  uint32_t lut_w = 0, lut_hs[4] = {}, lut_st = 0;
+  float cb_r[4] = {};
+  if constexpr (LU) {
+    lut_w = static_cast<uint32_t>(__cvta_generic_to_shared(lut)) + 4u * kLutWarpFloats * static_cast<uint32_t>(warp);
+#pragma unroll
+    for (int s2 = 0; s2 < 4; ++s2) lut_hs[s2] = static_cast<uint32_t>(16 * s2 + 64 * h) * 0x01010101u;
+    // the lane writes pair `slot` of block h: entry quad q at byte slot * 128 + 64 h + 16 (q ^ slot % 4)
+    lut_st = lut_w + 128u * static_cast<uint32_t>(slot) + 64u * static_cast<uint32_t>(h) + 16u * (slot & 3);
+  }
+  auto lut_build = [&](const Tile& t) {
+    if constexpr (LU) {
+      const float2 x = Tr::to_float2(*reinterpret_cast<const typename Tr::T2*>(&t.xa));
+      float u[4], v[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        u[i] = cb_r[i] * x.x;
+        v[i] = cb_r[i] * x.y;
+      }
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        float e[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) e[i] = u[adjacent_pair_lo(4 * q + i)] + v[adjacent_pair_hi(4 * q + i)];
+        asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(lut_st ^ (16u * q)), "f"(e[0]), "f"(e[1]),
+                     "f"(e[2]), "f"(e[3])
+                     : "memory");
+      }
+    }
+  };
+  // LU's step: the lookups of the warp's table (written by lut_build before the step).
+  auto step_lu = [&](const Tile& t, int kt) {
+    if constexpr (LU) {
+      if (kt * kBlocksPerTile + h >= kblocks) return;  // the zero pad block when K % 64 == 32
+      // E[j][s] byte c: pair 4 c + s's entry offset, 4 v ^ 16 s | 64 h (the lane's table half, swizzled).
+      uint32_t E[kRowsPerLane][4];
+#pragma unroll
+      for (int j = 0; j < kRowsPerLane; ++j) {
+        block_adjacent_pairs2<4>(t.w[j], E[j]);
+#pragma unroll
+        for (int s2 = 0; s2 < 4; ++s2) E[j][s2] ^= lut_hs[s2];
+      }
+      float b0[kRowsPerLane], b1[kRowsPerLane];  // two chains per row (even and odd c), each from its first entry
+#pragma unroll
+      for (int c = 0; c < kBlockSize / 8; ++c)
+#pragma unroll
+        for (int j = 0; j < kRowsPerLane; ++j)
+#pragma unroll
+          for (int s2 = 0; s2 < 4; ++s2) {
+            // pair p = 4 c + s2's table at byte p * 128 (an immediate of the load)
+            const uint32_t addr = table_byte_addr(lut_w, E[j][s2], c) + static_cast<uint32_t>(512 * c + 128 * s2);
+            float v;
+            asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr) : "memory");
+            float& b = c % 2 ? b1[j] : b0[j];
+            b = c < 2 && s2 == 0 ? v : b + v;
+          }
+#pragma unroll
+      for (int j = 0; j < kRowsPerLane; ++j) acc[0][j] = fmaf(b0[j] + b1[j], absmax_scale(t.s[j]), acc[0][j]);
+    }
+  };
   auto step = [&](const Tile& t, int kt) {
     const int kb = kt * kBlocksPerTile + h;
     if (kb >= kblocks) return;  // the zero pad block when K % 64 == 32
@@ -422,6 +522,12 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
     Tile next;
     fetch(next, kt, blk);
     stage();
+    if constexpr (LU) {
+      cb_r[0] = pair_s[0].x;
+      cb_r[1] = pair_s[1].x;
+      cb_r[2] = pair_s[4].x;
+      cb_r[3] = pair_s[5].x;
+    }
     fetch_a(next, kt);
     while (kt < kt_last) {  // warp-uniform
 #if KBIT_GEMV_TIMELINE
@@ -437,7 +543,14 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
 #if KBIT_GEMV_TIMELINE
       tl.stamp(tl_step, 2);
 #endif
-      step(cur, kt);
+      if constexpr (LU) {  // the warp's table for this tile (every lane, the pad block's lanes with zeros)
+        lut_build(cur);
+        __syncwarp();
+        step_lu(cur, kt);
+      } else {
+        step(cur, kt);
+      }
+      if constexpr (LU) __syncwarp();  // every lane's lookups done before the next tile's table is written
 #if KBIT_GEMV_TIMELINE
       {
         uint32_t v = 0;  // the step's sums done
@@ -486,7 +599,8 @@ enum GemvMode : int { kGemvWorkspace = 0, kGemvCluster = 1, kGemvEarly = 2 };
 // ST > 0 (M = 1, not on cluster grids): the staged form, every k-tile of a warp requested at once
 // through shared memory (gemv_tile; kStageBytes of dynamic shared memory), always before the stage;
 // MODE then places only the PDL trigger.
-template <Act ACT, int KB, int MV, GemvMode MODE, bool PT, int ST = 0>
+// LU (KBIT_GEMV_LUT): k = 2 at M = 1 by activation-sum tables (gemv_tile's LU).
+template <Act ACT, int KB, int MV, GemvMode MODE, bool PT, int ST = 0, bool LU = false>
 __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) gemv_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
                                                            typename ActTraits<ACT>::T* __restrict__ C, int M,
                                                            TiledView w, SplitK sk) {
@@ -499,6 +613,7 @@ __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) g
   __shared__ float cb_s[PT ? 1 : 1 << KB];
   __shared__ alignas(256) float2 pair_s[PT ? kPairTable<KB> : kUsePairs<KB, MV> ? 16 : 1];
   __shared__ float red[kGemvWarps][MV][kGemvRows];
+  __shared__ alignas(256) float lut_s[LU ? kGemvWarps * kLutWarpFloats : 1];
   auto stage = [&] {
     if constexpr (PT && KB == 2)
       stage_adjacent_pairs2(w.codebook, pair_s);
@@ -524,8 +639,9 @@ __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) g
   auto late_stage = [&] {
     if constexpr (LATE) stage();
   };
-  gemv_tile<ACT, KB, MV, PT, MV == 1 && !CL && ST == 0, ST>(late_stage, A, w.packed, w.absmax, cb_s, pair_s, w.N, w.K, M,
-                                                             n0, kt_begin, kt_end, red, gemv_ring);
+  gemv_tile<ACT, KB, MV, PT, MV == 1 && !CL && ST == 0 && !LU, ST, LU>(late_stage, A, w.packed, w.absmax, cb_s, pair_s,
+                                                                       w.N, w.K, M, n0, kt_begin, kt_end, red,
+                                                                       gemv_ring, lut_s);
   if constexpr (!EARLY_TRIGGER) pdl_launch_dependents();
 
   // Thread t < 64 owns output row n0 + t for every activation row.
@@ -647,10 +763,10 @@ __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, true>) gr
 namespace {
 
 // Resident CTAs of one instantiation per SM (cached per device).
-template <Act ACT, int KB, int MV, bool PT>
+template <Act ACT, int KB, int MV, bool PT, bool LU = false>
 int gemv_blocks_per_sm() {
   static int cache[64] = {};
-  return cached_blocks_per_sm(gemv_kernel<ACT, KB, MV, kGemvWorkspace, PT>, kGemvThreads, cache);
+  return cached_blocks_per_sm(gemv_kernel<ACT, KB, MV, kGemvWorkspace, PT, 0, LU>, kGemvThreads, cache);
 }
 
 // The staged kernels' resident CTAs per SM, cached per device; 0 where they cannot run, and
@@ -690,9 +806,9 @@ bool gemv_staged_fits(const TiledView& w) {
   return w.N % 2 == 0 && addr(w.absmax) % 4 == 0 && addr(w.packed) % 16 == 0 && w.expert_absmax() % 4 == 0;
 }
 
-template <Act ACT, int KB, int MV, bool PT>
+template <Act ACT, int KB, int MV, bool PT, bool LU = false>
 GemvPlan dense_plan(const TiledView& w, int64_t& slots) {
-  slots = static_cast<int64_t>(gemv_blocks_per_sm<ACT, KB, MV, PT>()) * device_sm_count();
+  slots = static_cast<int64_t>(gemv_blocks_per_sm<ACT, KB, MV, PT, LU>()) * device_sm_count();
   return gemv_plan_for(w.N, w.K, slots, device_sm_count(), device_has_clusters());
 }
 
@@ -707,11 +823,13 @@ GemvPlan dense_plan(const TiledView& w, int64_t& slots) {
 // it wins at M = 1, k = 4 too: 95.10 -> 87.67 us (1.085x, three runs of each arm in one call, f16 and bf16;
 // bench/results/2026-11-28-h200-gemvptmw), where the float loop is issue-bound at 5.38 instructions per
 // weight (-h200-final-s40) and the table's loop is 4.67 by SASS.
-template <Act ACT, int KB, int MV, bool PT>
+// LU: the register-pipeline launches at M = 1, k = 2 (KBIT_GEMV_LUT, gemv_lut_enabled); the staged form keeps
+// its own decode.
+template <Act ACT, int KB, int MV, bool PT, bool LU = false>
 cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   using T = typename ActTraits<ACT>::T;
   int64_t slots = 0;
-  GemvPlan p = dense_plan<ACT, KB, MV, PT>(a.w, slots);
+  GemvPlan p = dense_plan<ACT, KB, MV, PT, LU>(a.w, slots);
   if (a.pdl && MV <= 2) p = gemv_pdl_plan(p, a.w.K, MV);
   if constexpr (PT) {
     if (KB == 4 && MV == 1 && p.tiles * p.splits > slots && !gemv_pairs_multiwave(device_peak_dram_gbps()) &&
@@ -757,18 +875,21 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
       }
     }
   }
+  if constexpr (PT && KB == 2 && MV == 1 && !LU)
+    if (gemv_lut_enabled()) return launch_dense<ACT, KB, MV, PT, true>(a, sk);
   sk.splits = p.splits;
   const bool cluster = p.cluster;
   const dim3 grid(static_cast<unsigned>(p.tiles), sk.splits);
+  if (LU) g_gemv_lut_launches.fetch_add(1, std::memory_order_relaxed);
   if (cluster)
-    return launch_ex(gemv_kernel<ACT, KB, MV, kGemvCluster, PT>, grid, kGemvThreads, 0, a.stream, grid.y, a.pdl, A, C,
-                     M, a.w, sk);
+    return launch_ex(gemv_kernel<ACT, KB, MV, kGemvCluster, PT, 0, LU>, grid, kGemvThreads, 0, a.stream, grid.y, a.pdl,
+                     A, C, M, a.w, sk);
   if constexpr (MV <= 2)
     if (a.pdl && gemv_early_launch(p, a.w.K, slots))
-      return launch_ex(gemv_kernel<ACT, KB, MV, kGemvEarly, PT>, grid, kGemvThreads, 0, a.stream, 1, a.pdl, A, C, M,
-                       a.w, sk);
-  return launch_ex(gemv_kernel<ACT, KB, MV, kGemvWorkspace, PT>, grid, kGemvThreads, 0, a.stream, 1, a.pdl, A, C, M,
-                   a.w, sk);
+      return launch_ex(gemv_kernel<ACT, KB, MV, kGemvEarly, PT, 0, LU>, grid, kGemvThreads, 0, a.stream, 1, a.pdl, A, C,
+                       M, a.w, sk);
+  return launch_ex(gemv_kernel<ACT, KB, MV, kGemvWorkspace, PT, 0, LU>, grid, kGemvThreads, 0, a.stream, 1, a.pdl, A,
+                   C, M, a.w, sk);
 }
 
 template <Act ACT, int KB, bool PT>
@@ -846,6 +967,10 @@ bool gemv_timeline_set(uint32_t* buf, int ctas) {
 size_t gemv_timeline_words(int ctas) {
   return Timeline<kGemvTlWarps, kGemvTlSteps, kGemvTlEvents, kGemvTlCtaWords>::buffer_words(ctas);
 }
+
+void gemv_force_lut(int mode) { g_gemv_force_lut.store(mode, std::memory_order_relaxed); }
+
+int64_t gemv_lut_launches() { return g_gemv_lut_launches.load(std::memory_order_relaxed); }
 
 void gemv_force_pairs(int mode) { g_gemv_force_pairs.store(mode, std::memory_order_relaxed); }
 

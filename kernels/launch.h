@@ -43,6 +43,11 @@ bool gemv_uses_pairs(const TiledView& w, int64_t M);
 void gemv_force_pairs(int mode);
 // Tests only: how many dense gemv launches of this process took a pair table.
 int64_t gemv_pair_launches();
+// Tests only: 1 makes the dense gemv's register-pipeline launches at M = 1, k = 2 add activation-sum tables
+// (KBIT_GEMV_LUT, gemv.cu), 2 never, 0 the default (the environment's KBIT_GEMV_LUT, else the build's).
+void gemv_force_lut(int mode);
+// Tests only: how many dense gemv launches of this process took the activation-sum tables.
+int64_t gemv_lut_launches();
 // Diagnostics only (KBIT_GEMV_TIMELINE builds, gemv.cu): the register pipeline's warps stamp each step into buf, a
 // device buffer of gemv_timeline_words(ctas) words, for the first `ctas` CTAs of each launch (nullptr: off).
 // Returns false in builds without the knob. Layout: [cta][warp 0..3][step 0..63][event 0..3] SM clocks, then

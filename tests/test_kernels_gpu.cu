@@ -628,6 +628,32 @@ TEST_CASE("gpu: gemv's pair tables (k = 2, 3, 4) and float codebook both equal t
   gpu::detail::gemv_force_pairs(0);
 }
 
+TEST_CASE("gpu: gemv's activation-sum tables (M = 1, k = 2) equal the CPU reference bit for bit in exact mode") {
+  // gemv_force_lut(1) makes every register-pipeline launch at M = 1, k = 2 look up per-warp tables of activation
+  // sums (cb[lo] x[2i] + cb[hi] x[2i + 1], KBIT_GEMV_LUT) instead of codebook pairs; exact mode's products and sums
+  // are exact in any order, so both decodes must equal the reference exactly. Staged form off, so every such
+  // launch counts. Shapes: partial row tiles (1, 8, 130, 70 rows), the pad block of K % 64 == 32 (96, 2080),
+  // cluster and workspace split-K, warps that rewrite their table over many k-tiles ({64, 8192}, {16930, 768}).
+  CublasHandle cublas;
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 32}, {8, 96}, {130, 2080}, {70, 768}, {64, 1600},
+                                                           {64, 4096}, {64, 8192}, {16930, 768}};
+  gpu::detail::gemv_force_staged(2);
+  for (int mode : {1, 2}) {
+    gpu::detail::gemv_force_lut(mode);
+    const std::string label = mode == 1 ? "activation sums: " : "codebook pairs: ";
+    const int64_t before = gpu::detail::gemv_lut_launches();
+    check_dense_exact({{gpu::Kernel::gemv, cublas.h}}, shapes, {1}, 1401 + 10 * mode, label.c_str());
+    gpu::detail::force_no_clusters(true);
+    check_dense_exact({{gpu::Kernel::gemv, cublas.h}}, shapes, {1}, 1451 + 10 * mode, label.c_str());
+    gpu::detail::force_no_clusters(false);
+    // k = 2 x 8 shapes x 2 dtypes x 2 passes when forced on, none when forced off
+    const int64_t took = gpu::detail::gemv_lut_launches() - before;
+    CHECK_MESSAGE(took == (mode == 1 ? 8 * 2 * 2 : 0), label, "activation-sum launches: ", took);
+  }
+  gpu::detail::gemv_force_lut(0);
+  gpu::detail::gemv_force_staged(0);
+}
+
 TEST_CASE("gpu: gemv at M = 1, k = 4 keeps the pair table on a multi-wave grid only from 4,500 GB/s of peak bandwidth") {
   // 65536 x 256: 1,024 row tiles of one K slice (4 k-tiles), and 16.8 M weights, above the table's size rule
   // (kGemvPairsMinWeights). The k = 4 table kernel holds at most 6 CTAs per SM (its ~34 KB of shared memory), so the
