@@ -293,7 +293,10 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     // and stays on gemv. The bounds N = 8192..16383 and K >= 8192 hold the winners of > 5% only.
     const bool pairs_m2 = M == 2 && (w.bits == 3 || (w.bits == 2 && weights >= 16.0e6) ||
                                      (w.bits == 4 && w.N >= 8192 && w.N < 16384 && w.K >= 8192));
-    const bool pairs_m1 = M == 1 && w.bits == 2 && weights >= 16.0e6 && w.K <= 2048;
+    // gemv's activation-sum tables at M = 1, k = 2 (gemv_lut_enabled; bench/results/2026-11-28-h200-lut) take the
+    // rows of this rule back: GLM shared_experts.gate_up 7.08 us against tcv's 9.33, Qwen3 dense.gate_up 4.51
+    // against 5.42 (gemv_pdl against automatic_pdl, same call).
+    const bool pairs_m1 = M == 1 && w.bits == 2 && weights >= 16.0e6 && w.K <= 2048 && !detail::gemv_lut_enabled();
     if ((pairs_m1 || pairs_m2) && detail::tcv_uses_pairs(w, false, M)) return Kernel::tcv;
     if (M >= 3 && M <= 16 && w.K >= 4096) {
       const TcvPlan& tp = tcv_plan_once();
@@ -413,8 +416,11 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // pair table (tcv_uses_pairs: from 32 M): Qwen3 dense.gate_up (21 M) gemv_pdl 8.71 against tcv_pdl's
   // 9.23 us (bench/results/2026-11-27-h100-daudit2; 1.07x in -daudit/audit before it).
   const bool gemv_m2 = pdl_live && M == 2 && w.bits == 4 && weights >= 16.0e6 && !detail::tcv_uses_pairs(w, false, M);
+  // At k = 2 gemv's activation-sum tables keep M = 1 from 16 M weights (the rule above); below, tcv's one pass
+  // still leads under PDL (Qwen3 q_proj, 8.4 M: 3.21 us against 3.42; GLM q_b_proj 2.49 against 2.91).
+  const bool lut_m1 = M == 1 && w.bits == 2 && weights >= 16.0e6 && detail::gemv_lut_enabled();
   const bool gemv_wide =
-      (gemv_m2 || (M == 1 && w.bits >= 3 && weights >= (pdl_live ? 8.0e6 : 16.0e6))) && detail::gemv_fits(w);
+      (gemv_m2 || lut_m1 || (M == 1 && w.bits >= 3 && weights >= (pdl_live ? 8.0e6 : 16.0e6))) && detail::gemv_fits(w);
   if (M <= 2 && w.K > 512 && weights >= 3.5e6 && !gemv_wide && tcv_one_pass()) return Kernel::tcv;
   // Short rows (K <= 512) go to tcv except narrow ones: after gemv's leaner step loop (2026-11-26,
   // bench/results/2026-11-26-h200-gemvlean/final, same run) gemv takes Qwen3 shared_expert.down

@@ -87,14 +87,14 @@ __device__ __forceinline__ uint32_t gemv_tl_fold(const Tile& t) {
 }
 #endif
 
-// KBIT_GEMV_LUT (experiment knob, default 0; the environment's value overrides it): at M = 1, k = 2 the
-// register-pipeline launches look up *activation* sums instead of codebook pairs. Before each step a warp writes,
+// KBIT_GEMV_LUT (default 1; the environment's value overrides it, KBIT_GEMV_LUT=0 restores the codebook pairs and
+// their dispatch): at M = 1, k = 2 the register-pipeline launches look up *activation* sums instead of codebook pairs. Before each step a warp writes,
 // for every adjacent element pair (2i, 2i + 1) of its k-tile, the 16 sums cb[lo(v)] x[2i] + cb[hi(v)] x[2i + 1]
 // (v: block_adjacent_pairs2's code; 2 KB per warp, gemv_tile's LU); the step then adds one 4-byte entry per pair of
 // weights: PRMT (address) + LDS.32 + FADD, against PRMT + LDS.64 + 2 FFMA and the activations' conversions, and
 // one shared-memory wavefront per warp-load instead of two (block h's tables in banks 0-15, h = 1's in 16-31).
 #ifndef KBIT_GEMV_LUT
-#define KBIT_GEMV_LUT 0
+#define KBIT_GEMV_LUT 1
 #endif
 std::atomic<int> g_gemv_force_lut{0};        // gemv_force_lut (tests)
 std::atomic<int64_t> g_gemv_lut_launches{0};  // gemv_lut_launches (tests)
@@ -827,6 +827,8 @@ GemvPlan dense_plan(const TiledView& w, int64_t& slots) {
 // its own decode.
 template <Act ACT, int KB, int MV, bool PT, bool LU = false>
 cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
+  if constexpr (PT && KB == 2 && MV == 1 && !LU)
+    if (gemv_lut_enabled()) return launch_dense<ACT, KB, MV, PT, true>(a, sk);
   using T = typename ActTraits<ACT>::T;
   int64_t slots = 0;
   GemvPlan p = dense_plan<ACT, KB, MV, PT, LU>(a.w, slots);
@@ -875,8 +877,6 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
       }
     }
   }
-  if constexpr (PT && KB == 2 && MV == 1 && !LU)
-    if (gemv_lut_enabled()) return launch_dense<ACT, KB, MV, PT, true>(a, sk);
   sk.splits = p.splits;
   const bool cluster = p.cluster;
   const dim3 grid(static_cast<unsigned>(p.tiles), sk.splits);

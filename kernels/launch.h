@@ -43,8 +43,11 @@ bool gemv_uses_pairs(const TiledView& w, int64_t M);
 void gemv_force_pairs(int mode);
 // Tests only: how many dense gemv launches of this process took a pair table.
 int64_t gemv_pair_launches();
-// Tests only: 1 makes the dense gemv's register-pipeline launches at M = 1, k = 2 add activation-sum tables
-// (KBIT_GEMV_LUT, gemv.cu), 2 never, 0 the default (the environment's KBIT_GEMV_LUT, else the build's).
+// Whether gemv's register-pipeline launches at M = 1, k = 2 look up activation-sum tables (KBIT_GEMV_LUT, gemv.cu;
+// on unless the environment's KBIT_GEMV_LUT is 0 or a test forced it off); automatic's rule at M = 1, k = 2 follows.
+bool gemv_lut_enabled();
+// Tests only: 1 makes the dense gemv's register-pipeline launches at M = 1, k = 2 look up activation-sum tables,
+// 2 never, 0 the default (the environment's KBIT_GEMV_LUT, else the build's).
 void gemv_force_lut(int mode);
 // Tests only: how many dense gemv launches of this process took the activation-sum tables.
 int64_t gemv_lut_launches();

@@ -883,7 +883,8 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
   // 4096 (16.8 M weights, tcv's workspace grid cut to one wave of 3 slices: its early launch at M = 3..8)
   // and 2048 x 10240 (21 M, cut to 6 slices: tcv at M = 4; bench/results/2026-11-27-h100-tcvwave). At
   // k = 3 the short narrow rows go to tcv from M = 2 too; at k = 2 the 21 M shape goes to tcv's pair
-  // table at M = 2 but stays on gemv at M = 1 (rows of K > 2048), 16384 x 2048 (34 M) to tcv at M = 1;
+  // table at M = 2 but stays on gemv at M = 1 (rows of K > 2048), 16384 x 2048 (34 M) to tcv at M = 1 (to gemv
+  // where gemv's activation-sum tables are on: gemv_lut_enabled, bench/results/2026-11-28-h200-lut);
   // at k = 3 4096 x 8192 (34 M, tcv's k = 3 pair table) to tcv at M = 2, gemv at M = 1
   // (bench/results/2026-11-27-h100-daudit). After the second audit (-daudit2) 10240 x 2048 (21 M, no
   // tcv pair table at k = 4) stays on gemv at M = 2, k = 4, and 2048 x 10240 at M = 16 goes to tcv at
@@ -898,6 +899,7 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
     gpu::Kernel want;
     int bits = 4;
   };
+  const gpu::Kernel k2_wide_m1 = gpu::detail::gemv_lut_enabled() ? gpu::Kernel::gemv : gpu::Kernel::tcv;
   const std::vector<Case> cases = {{2048, 512, 1, gpu::Kernel::gemv},  {2048, 512, 2, gpu::Kernel::tcv},
                                    {2048, 512, 4, gpu::Kernel::tcv},   {8960, 512, 1, gpu::Kernel::gemv},
                                    {1024, 4096, 1, gpu::Kernel::gemv}, {1024, 4096, 2, gpu::Kernel::gemv},
@@ -910,7 +912,7 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
                                    {1024, 8192, 16, gpu::Kernel::tcw},
                                    {2048, 512, 2, gpu::Kernel::tcv, 3}, {2048, 512, 1, gpu::Kernel::gemv, 3},
                                    {2048, 10240, 2, gpu::Kernel::tcv, 2}, {2048, 10240, 1, gpu::Kernel::gemv, 2},
-                                   {16384, 2048, 1, gpu::Kernel::tcv, 2}, {4096, 8192, 2, gpu::Kernel::tcv, 3},
+                                   {16384, 2048, 1, k2_wide_m1, 2},    {4096, 8192, 2, gpu::Kernel::tcv, 3},
                                    {4096, 8192, 1, gpu::Kernel::gemv, 3}, {10240, 2048, 2, gpu::Kernel::gemv},
                                    {2048, 10240, 16, gpu::Kernel::tcv, 2}, {2048, 10240, 16, gpu::Kernel::tcw}};
   for (const Case& c : cases) {
@@ -1030,7 +1032,8 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
   // choose_kernel reads only the shape (no memory allocated). Qwen3-Coder-Next dense.gate_up
   // (10240 x 2048, 21 M weights): gemv at M = 1 for k = 3..5, tcv at k = 2 and at M = 2 but at k = 4
   // with live PDL (gemv, bench/results/2026-11-27-h100-daudit2); its q_proj (4096 x 2048, 8.4 M) stays
-  // on tcv (bench/results/2026-11-26-h100-record-s16) unless PDL is live (gemv from k = 3). On the
+  // on tcv (bench/results/2026-11-26-h100-record-s16) unless PDL is live (gemv from k = 3). At k = 2 gemv takes
+  // dense.gate_up at M = 1 back where its activation-sum tables are on (gemv_lut_enabled; -h200-lut). On the
   // H100 the tcv expectations below all apply.
   TiledView w;
   w.N = 10240;
@@ -1060,7 +1063,8 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
               (pdl_live && bits >= 3 ? gpu::Kernel::gemv : gpu::Kernel::tcv));
       w.N = 10240;
       const gpu::Kernel one_pass = pass1 ? gpu::Kernel::tcv : gpu::Kernel::gemv;
-      CHECK(gpu::choose_kernel(1, w, Act::f16, false, pdl) == (bits >= 3 ? gpu::Kernel::gemv : one_pass));
+      const bool gemv_m1 = bits >= 3 || gpu::detail::gemv_lut_enabled();
+      CHECK(gpu::choose_kernel(1, w, Act::f16, false, pdl) == (gemv_m1 ? gpu::Kernel::gemv : one_pass));
       if (pass2)
         CHECK(gpu::choose_kernel(2, w, Act::f16, false, pdl) ==
               (pdl_live && bits == 4 ? gpu::Kernel::gemv : gpu::Kernel::tcv));
