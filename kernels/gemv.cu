@@ -98,7 +98,7 @@ __device__ __forceinline__ uint32_t gemv_tl_fold(const Tile& t) {
 #endif
 std::atomic<int> g_gemv_force_lut{0};        // gemv_force_lut (tests)
 std::atomic<int64_t> g_gemv_lut_launches{0};  // gemv_lut_launches (tests)
-bool gemv_lut_enabled() {
+bool lut_on() {  // gemv_lut_enabled
   const int force = g_gemv_force_lut.load(std::memory_order_relaxed);
   if (force != 0) return force == 1;
   static const bool on = [] {
@@ -828,7 +828,7 @@ GemvPlan dense_plan(const TiledView& w, int64_t& slots) {
 template <Act ACT, int KB, int MV, bool PT, bool LU = false>
 cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   if constexpr (PT && KB == 2 && MV == 1 && !LU)
-    if (gemv_lut_enabled()) return launch_dense<ACT, KB, MV, PT, true>(a, sk);
+    if (lut_on()) return launch_dense<ACT, KB, MV, PT, true>(a, sk);
   using T = typename ActTraits<ACT>::T;
   int64_t slots = 0;
   GemvPlan p = dense_plan<ACT, KB, MV, PT, LU>(a.w, slots);
@@ -967,6 +967,8 @@ bool gemv_timeline_set(uint32_t* buf, int ctas) {
 size_t gemv_timeline_words(int ctas) {
   return Timeline<kGemvTlWarps, kGemvTlSteps, kGemvTlEvents, kGemvTlCtaWords>::buffer_words(ctas);
 }
+
+bool gemv_lut_enabled() { return lut_on(); }
 
 void gemv_force_lut(int mode) { g_gemv_force_lut.store(mode, std::memory_order_relaxed); }
 
