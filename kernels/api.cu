@@ -416,9 +416,11 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // pair table (tcv_uses_pairs: from 32 M): Qwen3 dense.gate_up (21 M) gemv_pdl 8.71 against tcv_pdl's
   // 9.23 us (bench/results/2026-11-27-h100-daudit2; 1.07x in -daudit/audit before it).
   const bool gemv_m2 = pdl_live && M == 2 && w.bits == 4 && weights >= 16.0e6 && !detail::tcv_uses_pairs(w, false, M);
-  // At k = 2 gemv's activation-sum tables keep M = 1 from 16 M weights (the rule above); below, tcv's one pass
-  // still leads under PDL (Qwen3 q_proj, 8.4 M: 3.21 us against 3.42; GLM q_b_proj 2.49 against 2.91).
-  const bool lut_m1 = M == 1 && w.bits == 2 && weights >= 16.0e6 && detail::gemv_lut_enabled();
+  // At k = 2 gemv's activation-sum tables keep M = 1 from 16 M weights under PDL (the rule above), where tcv's one
+  // pass still leads below (Qwen3 q_proj, 8.4 M: 3.22 us against 3.42; GLM q_b_proj, 3.9 M: 2.50 against 2.94), and
+  // from 8 M without it (q_proj 4.73 against tcv's 4.91; bench/results/2026-11-28-h200-lutland).
+  const bool lut_m1 =
+      M == 1 && w.bits == 2 && weights >= (pdl_live ? 16.0e6 : 8.0e6) && detail::gemv_lut_enabled();
   const bool gemv_wide =
       (gemv_m2 || lut_m1 || (M == 1 && w.bits >= 3 && weights >= (pdl_live ? 8.0e6 : 16.0e6))) && detail::gemv_fits(w);
   if (M <= 2 && w.K > 512 && weights >= 3.5e6 && !gemv_wide && tcv_one_pass()) return Kernel::tcv;

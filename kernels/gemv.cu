@@ -107,6 +107,11 @@ bool lut_on() {  // gemv_lut_enabled
   }();
   return on;
 }
+// Whether a launch on w takes the tables: from kGemvLutMinWeights unless forced (gemv_force_lut).
+bool lut_for(const TiledView& w) {
+  if (g_gemv_force_lut.load(std::memory_order_relaxed) == 1) return true;
+  return lut_on() && static_cast<double>(w.N) * static_cast<double>(w.K) >= kGemvLutMinWeights;
+}
 // The warp's table: pair p (0..15) of block h at byte p * 128 + h * 64, entry v at byte 4 v ^ 16 (p % 4) (the
 // swizzle keeps the 16-byte stores of the 8 lanes of a quarter-warp in distinct bank groups).
 constexpr int kLutWarpFloats = 512;
@@ -828,7 +833,7 @@ GemvPlan dense_plan(const TiledView& w, int64_t& slots) {
 template <Act ACT, int KB, int MV, bool PT, bool LU = false>
 cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   if constexpr (PT && KB == 2 && MV == 1 && !LU)
-    if (lut_on()) return launch_dense<ACT, KB, MV, PT, true>(a, sk);
+    if (lut_for(a.w)) return launch_dense<ACT, KB, MV, PT, true>(a, sk);
   using T = typename ActTraits<ACT>::T;
   int64_t slots = 0;
   GemvPlan p = dense_plan<ACT, KB, MV, PT, LU>(a.w, slots);

@@ -45,6 +45,9 @@ void gemv_force_pairs(int mode);
 int64_t gemv_pair_launches();
 // Whether gemv's register-pipeline launches at M = 1, k = 2 look up activation-sum tables (KBIT_GEMV_LUT, gemv.cu;
 // on unless the environment's KBIT_GEMV_LUT is 0 or a test forced it off); automatic's rule at M = 1, k = 2 follows.
+// They do from kGemvLutMinWeights: below it (1.0-1.6 M weights, 1.8-3.5 us) they lost 0.1-1.9% against the codebook
+// pairs, from 2.1 M they won 1.04-1.47x but on 2048 x 5120 under PDL (0.98x; bench/results/2026-11-28-h200-lutland).
+inline constexpr double kGemvLutMinWeights = 2.0e6;
 bool gemv_lut_enabled();
 // Tests only: 1 makes the dense gemv's register-pipeline launches at M = 1, k = 2 look up activation-sum tables,
 // 2 never, 0 the default (the environment's KBIT_GEMV_LUT, else the build's).
