@@ -13,7 +13,9 @@
 // and M >= 2 a 16-entry table of float2 codebook pairs serves two weights per PRMT + 8-byte load
 // (block_pair_offsets2, kUsePairs); the products and their order are the same. At k = 2 and M = 1
 // the 16 pairs are adjacent elements coded straight from the bit planes (block_adjacent_pairs2, no
-// transpose; PT); k = 3 and 4 have pair tables of their own (PT, stage_pair_table).
+// transpose; PT); k = 3 and 4 have pair tables of their own (PT, stage_pair_table). At M = 1, k = 2 from
+// kGemvLutMinWeights the register pipeline looks up per-warp tables of activation sums instead (KBIT_GEMV_LUT, LU):
+// one 4-byte entry per pair of weights, no activation conversions or FFMAs in the loop.
 // Activations are converted to fp32 once per 8 elements and reused across the lane's 4 rows; at M = 1
 // (except on cluster grids) they are loaded with the weights of their k-tile (gemv_tile's PA).
 // A warp keeps one k-tile of weights in flight ahead of the one it decodes (registers); the staged
