@@ -121,6 +121,46 @@ int lut_depth() {
   }();
   return d;
 }
+// KBIT_GEMV_BALANCE (experiment knob, default 0; the environment's value overrides it): a one-wave grid of the
+// register pipeline (workspace and early modes) asks for enough unused dynamic shared memory that no SM can hold more
+// than ceil(CTAs / SMs) of its CTAs (balance_pad), so the CTAs spread evenly instead of stacking up to the
+// occupancy limit on some SMs while others run fewer.
+#ifndef KBIT_GEMV_BALANCE
+#define KBIT_GEMV_BALANCE 0
+#endif
+bool balance_on() {
+  static const bool on = [] {
+    const char* e = std::getenv("KBIT_GEMV_BALANCE");
+    return e != nullptr && *e != '\0' ? std::atoi(e) != 0 : KBIT_GEMV_BALANCE != 0;
+  }();
+  return on;
+}
+template <class Kern>
+size_t balance_pad(Kern kern, int64_t ctas, int64_t slots) {
+  if (!balance_on() || ctas > slots) return 0;
+  const int64_t sms = device_sm_count();
+  const int64_t per_sm = slots / sms, need = (ctas + sms - 1) / sms;
+  if (need >= per_sm || need < 1) return 0;
+  int dev = 0, smem_sm = 0, reserved = 0;
+  cudaFuncAttributes fa{};
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) != cudaSuccess ||
+      cudaFuncGetAttributes(&fa, kern) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  const int64_t pad = smem_sm / need - static_cast<int64_t>(fa.sharedSizeBytes) - reserved;
+  if (pad <= 0) return 0;
+  if (pad > fa.maxDynamicSharedSizeBytes &&
+      (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(pad)) != cudaSuccess ||
+       cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared) !=
+           cudaSuccess)) {
+    cudaGetLastError();
+    return 0;
+  }
+  return static_cast<size_t>(pad);
+}
 // Whether a launch on w takes the tables: from kGemvLutMinWeights unless forced (gemv_force_lut).
 bool lut_for(const TiledView& w) {
   if (g_gemv_force_lut.load(std::memory_order_relaxed) == 1) return true;
@@ -915,12 +955,14 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   if (cluster)
     return launch_ex(gemv_kernel<ACT, KB, MV, kGemvCluster, PT, 0, LU>, grid, kGemvThreads, 0, a.stream, grid.y, a.pdl,
                      A, C, M, a.w, sk);
+  const int64_t ctas = p.tiles * static_cast<int64_t>(sk.splits);
   if constexpr (MV <= 2)
-    if (a.pdl && gemv_early_launch(p, a.w.K, slots))
-      return launch_ex(gemv_kernel<ACT, KB, MV, kGemvEarly, PT, 0, LU>, grid, kGemvThreads, 0, a.stream, 1, a.pdl, A, C,
-                       M, a.w, sk);
-  return launch_ex(gemv_kernel<ACT, KB, MV, kGemvWorkspace, PT, 0, LU>, grid, kGemvThreads, 0, a.stream, 1, a.pdl, A,
-                   C, M, a.w, sk);
+    if (a.pdl && gemv_early_launch(p, a.w.K, slots)) {
+      const auto kern = gemv_kernel<ACT, KB, MV, kGemvEarly, PT, 0, LU>;
+      return launch_ex(kern, grid, kGemvThreads, balance_pad(kern, ctas, slots), a.stream, 1, a.pdl, A, C, M, a.w, sk);
+    }
+  const auto kern = gemv_kernel<ACT, KB, MV, kGemvWorkspace, PT, 0, LU>;
+  return launch_ex(kern, grid, kGemvThreads, balance_pad(kern, ctas, slots), a.stream, 1, a.pdl, A, C, M, a.w, sk);
 }
 
 template <Act ACT, int KB, bool PT>
