@@ -121,10 +121,10 @@ int lut_depth() {
   }();
   return d;
 }
-// KBIT_GEMV_BALANCE (experiment knob, default 0; the environment's value overrides it): a one-wave grid of the
-// register pipeline (workspace and early modes) asks for enough unused dynamic shared memory that no SM can hold more
+// KBIT_GEMV_BALANCE (experiment knob, default 0; the environment's value overrides it): a one-wave early PDL grid of
+// the register pipeline at M = 1 (kGemvEarly) asks for enough unused dynamic shared memory that no SM can hold more
 // than ceil(CTAs / SMs) of its CTAs (balance_pad), so the CTAs spread evenly instead of stacking up to the
-// occupancy limit on some SMs while others run fewer.
+// occupancy limit on the SMs the previous kernel frees first.
 #ifndef KBIT_GEMV_BALANCE
 #define KBIT_GEMV_BALANCE 0
 #endif
@@ -151,14 +151,9 @@ size_t balance_pad(Kern kern, int64_t ctas, int64_t slots) {
     return 0;
   }
   const int64_t pad = smem_sm / need - static_cast<int64_t>(fa.sharedSizeBytes) - reserved;
-  if (pad <= 0) return 0;
-  if (pad > fa.maxDynamicSharedSizeBytes &&
-      (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(pad)) != cudaSuccess ||
-       cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared) !=
-           cudaSuccess)) {
-    cudaGetLastError();
-    return 0;
-  }
+  // Within the kernel's default dynamic limit only: a larger pad needs the opt-in and the max-shared carveout, which
+  // stay set on the kernel and shrank the L1 of its later launches (the first form of this knob, -h200-balance).
+  if (pad <= 0 || pad > fa.maxDynamicSharedSizeBytes) return 0;
   return static_cast<size_t>(pad);
 }
 // Whether a launch on w takes the tables: from kGemvLutMinWeights unless forced (gemv_force_lut).
@@ -955,14 +950,15 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   if (cluster)
     return launch_ex(gemv_kernel<ACT, KB, MV, kGemvCluster, PT, 0, LU>, grid, kGemvThreads, 0, a.stream, grid.y, a.pdl,
                      A, C, M, a.w, sk);
-  const int64_t ctas = p.tiles * static_cast<int64_t>(sk.splits);
+  [[maybe_unused]] const int64_t ctas = p.tiles * static_cast<int64_t>(sk.splits);
   if constexpr (MV <= 2)
     if (a.pdl && gemv_early_launch(p, a.w.K, slots)) {
       const auto kern = gemv_kernel<ACT, KB, MV, kGemvEarly, PT, 0, LU>;
-      return launch_ex(kern, grid, kGemvThreads, balance_pad(kern, ctas, slots), a.stream, 1, a.pdl, A, C, M, a.w, sk);
+      const size_t pad = MV == 1 ? balance_pad(kern, ctas, slots) : 0;
+      return launch_ex(kern, grid, kGemvThreads, pad, a.stream, 1, a.pdl, A, C, M, a.w, sk);
     }
-  const auto kern = gemv_kernel<ACT, KB, MV, kGemvWorkspace, PT, 0, LU>;
-  return launch_ex(kern, grid, kGemvThreads, balance_pad(kern, ctas, slots), a.stream, 1, a.pdl, A, C, M, a.w, sk);
+  return launch_ex(gemv_kernel<ACT, KB, MV, kGemvWorkspace, PT, 0, LU>, grid, kGemvThreads, 0, a.stream, 1, a.pdl, A,
+                   C, M, a.w, sk);
 }
 
 template <Act ACT, int KB, bool PT>
