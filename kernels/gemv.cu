@@ -151,9 +151,15 @@ size_t balance_pad(Kern kern, int64_t ctas, int64_t slots) {
     return 0;
   }
   const int64_t pad = smem_sm / need - static_cast<int64_t>(fa.sharedSizeBytes) - reserved;
-  // Within the kernel's default dynamic limit only: a larger pad needs the opt-in and the max-shared carveout, which
-  // stay set on the kernel and shrank the L1 of its later launches (the first form of this knob, -h200-balance).
-  if (pad <= 0 || pad > fa.maxDynamicSharedSizeBytes) return 0;
+  // The opt-in above the default (48 KB less the static arrays) only, no carveout preference: the first form of this
+  // knob also set the max-shared carveout, which stays on the kernel and shrank the L1 of its later launches
+  // (-h200-balance); the second form skipped pads over the default and so padded nothing (-h200-balance2).
+  if (pad <= 0) return 0;
+  if (pad > fa.maxDynamicSharedSizeBytes &&
+      cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(pad)) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
   return static_cast<size_t>(pad);
 }
 // Whether a launch on w takes the tables: from kGemvLutMinWeights unless forced (gemv_force_lut).
