@@ -121,13 +121,17 @@ int lut_depth() {
   }();
   return d;
 }
-// KBIT_GEMV_BALANCE (experiment knob, default 0; the environment's value overrides it): a one-wave early PDL grid of
+// KBIT_GEMV_BALANCE (default 1; the environment's value overrides it): a one-wave early PDL grid of
 // the register pipeline at M = 1 (kGemvEarly) asks for enough unused dynamic shared memory that no SM can hold more
 // than ceil(CTAs / SMs) of its CTAs (balance_pad), so the CTAs spread evenly instead of stacking up to the
 // occupancy limit on the SMs the previous kernel frees first.
 #ifndef KBIT_GEMV_BALANCE
-#define KBIT_GEMV_BALANCE 0
+#define KBIT_GEMV_BALANCE 1
 #endif
+// Padded only where at least this many CTAs per SM remain: grids of 1-2 per SM lost 0.88-0.98x padded (Qwen3
+// shared_expert.gate_up, 128 CTAs; GLM q_b_proj, 240), though Llama-3-8B k/v_proj (256) won 1.03-1.07x
+// (bench/results/2026-11-28-h200-balance3).
+constexpr int64_t kGemvBalanceMinNeed = 3;
 bool balance_on() {
   static const bool on = [] {
     const char* e = std::getenv("KBIT_GEMV_BALANCE");
@@ -140,7 +144,7 @@ size_t balance_pad(Kern kern, int64_t ctas, int64_t slots) {
   if (!balance_on() || ctas > slots) return 0;
   const int64_t sms = device_sm_count();
   const int64_t per_sm = slots / sms, need = (ctas + sms - 1) / sms;
-  if (need >= per_sm || need < 1) return 0;
+  if (need >= per_sm || need < kGemvBalanceMinNeed) return 0;
   int dev = 0, smem_sm = 0, reserved = 0;
   cudaFuncAttributes fa{};
   if (cudaGetDevice(&dev) != cudaSuccess ||
