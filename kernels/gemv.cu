@@ -109,18 +109,6 @@ bool lut_on() {  // gemv_lut_enabled
   }();
   return on;
 }
-// KBIT_GEMV_LUT_DEPTH (experiment knob, default 1; the environment's value overrides it): 2 keeps two k-tiles of
-// weights in flight per warp ahead of the one the tables' step decodes (gemv_tile's LU = 2), where main keeps one.
-#ifndef KBIT_GEMV_LUT_DEPTH
-#define KBIT_GEMV_LUT_DEPTH 1
-#endif
-int lut_depth() {
-  static const int d = [] {
-    const char* e = std::getenv("KBIT_GEMV_LUT_DEPTH");
-    return e != nullptr && *e != '\0' ? std::atoi(e) : KBIT_GEMV_LUT_DEPTH;
-  }();
-  return d;
-}
 // KBIT_GEMV_BALANCE (default 1; the environment's value overrides it): a one-wave early PDL grid of
 // the register pipeline at M = 1 (kGemvEarly) asks for enough unused dynamic shared memory that no SM can hold more
 // than ceil(CTAs / SMs) of its CTAs (balance_pad), so the CTAs spread evenly instead of stacking up to the
@@ -260,7 +248,7 @@ constexpr int kGemvMinBlocks = MV == 1 ? 4 : GROUPED ? (MV == 2 ? 3 : 2) : MV ==
 // codebook's memory round trip overlaps theirs instead of preceding them.
 // LU (KBIT_GEMV_LUT; M = 1, k = 2 on the adjacent-pair table, register pipeline): `lut` is the CTA's
 // kGemvWarps * kLutWarpFloats floats (256-byte aligned) of activation-sum tables, one per warp.
-template <Act ACT, int KB, int MV, bool PT = false, bool PA = false, int ST = 0, int LU = 0, class Stage>
+template <Act ACT, int KB, int MV, bool PT = false, bool PA = false, int ST = 0, bool LU = false, class Stage>
 __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTraits<ACT>::T* __restrict__ A,
                                           const uint32_t* __restrict__ packed, const uint8_t* __restrict__ absmax,
                                           const float* cb_s, const float2* pair_s, int64_t N, int64_t K, int rows,
@@ -314,7 +302,7 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
   };
   static_assert(!LU || (PT && KB == 2 && MV == 1 && ST == 0 && !PA), "LU: k = 2, M = 1, register pipeline");
   // without PA or LU, main's tile exactly (same SASS)
-  using Tile = std::conditional_t<PA, TileWA, std::conditional_t<LU != 0, TileWX, TileW>>;
+  using Tile = std::conditional_t<PA, TileWA, std::conditional_t<LU, TileWX, TileW>>;
   // Rows past N exist only in the last row tile; there the lane's rows are checked one by one.
   const bool all_rows = n0 + kGemvRows <= N;
   const int rows_left = static_cast<int>(all_rows ? kGemvRows : N - n0);
@@ -593,12 +581,6 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
       cb_r[3] = pair_s[5].x;
     }
     fetch_a(next, kt);
-    // LU = 2: a second tile in flight (next2, the warp's k-tile after next).
-    [[maybe_unused]] Tile next2;
-    if constexpr (LU == 2) {
-      fetch(next2, kt + kGemvWarps, blk + blk_step);
-      fetch_a(next2, kt + kGemvWarps);
-    }
     while (kt < kt_last) {  // warp-uniform
 #if KBIT_GEMV_TIMELINE
       tl.stamp(tl_step, 0);
@@ -608,14 +590,8 @@ __device__ __forceinline__ void gemv_tile(Stage&& stage, const typename ActTrait
       tl.wait_for(gemv_tl_fold(cur));  // the tile's loads arrived
       tl.stamp(tl_step, 1);
 #endif
-      if constexpr (LU == 2) {
-        next = next2;
-        fetch(next2, kt + 2 * kGemvWarps, blk + 2 * blk_step);
-        fetch_a(next2, kt + 2 * kGemvWarps);
-      } else {
-        fetch(next, kt + kGemvWarps, blk + blk_step);
-        fetch_a(next, kt + kGemvWarps);
-      }
+      fetch(next, kt + kGemvWarps, blk + blk_step);
+      fetch_a(next, kt + kGemvWarps);
 #if KBIT_GEMV_TIMELINE
       tl.stamp(tl_step, 2);
 #endif
@@ -676,7 +652,7 @@ enum GemvMode : int { kGemvWorkspace = 0, kGemvCluster = 1, kGemvEarly = 2 };
 // through shared memory (gemv_tile; kStageBytes of dynamic shared memory), always before the stage;
 // MODE then places only the PDL trigger.
 // LU (KBIT_GEMV_LUT): k = 2 at M = 1 by activation-sum tables (gemv_tile's LU).
-template <Act ACT, int KB, int MV, GemvMode MODE, bool PT, int ST = 0, int LU = 0>
+template <Act ACT, int KB, int MV, GemvMode MODE, bool PT, int ST = 0, bool LU = false>
 __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, false>) gemv_kernel(const typename ActTraits<ACT>::T* __restrict__ A,
                                                            typename ActTraits<ACT>::T* __restrict__ C, int M,
                                                            TiledView w, SplitK sk) {
@@ -839,7 +815,7 @@ __global__ void __launch_bounds__(kGemvThreads, kGemvMinBlocks<KB, MV, true>) gr
 namespace {
 
 // Resident CTAs of one instantiation per SM (cached per device).
-template <Act ACT, int KB, int MV, bool PT, int LU = 0>
+template <Act ACT, int KB, int MV, bool PT, bool LU = false>
 int gemv_blocks_per_sm() {
   static int cache[64] = {};
   return cached_blocks_per_sm(gemv_kernel<ACT, KB, MV, kGemvWorkspace, PT, 0, LU>, kGemvThreads, cache);
@@ -882,7 +858,7 @@ bool gemv_staged_fits(const TiledView& w) {
   return w.N % 2 == 0 && addr(w.absmax) % 4 == 0 && addr(w.packed) % 16 == 0 && w.expert_absmax() % 4 == 0;
 }
 
-template <Act ACT, int KB, int MV, bool PT, int LU = 0>
+template <Act ACT, int KB, int MV, bool PT, bool LU = false>
 GemvPlan dense_plan(const TiledView& w, int64_t& slots) {
   slots = static_cast<int64_t>(gemv_blocks_per_sm<ACT, KB, MV, PT, LU>()) * device_sm_count();
   return gemv_plan_for(w.N, w.K, slots, device_sm_count(), device_has_clusters());
@@ -901,10 +877,10 @@ GemvPlan dense_plan(const TiledView& w, int64_t& slots) {
 // weight (-h200-final-s40) and the table's loop is 4.67 by SASS.
 // LU: the register-pipeline launches at M = 1, k = 2 (KBIT_GEMV_LUT, gemv_lut_enabled); the staged form keeps
 // its own decode.
-template <Act ACT, int KB, int MV, bool PT, int LU = 0>
+template <Act ACT, int KB, int MV, bool PT, bool LU = false>
 cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   if constexpr (PT && KB == 2 && MV == 1 && !LU)
-    if (lut_for(a.w)) return lut_depth() == 2 ? launch_dense<ACT, KB, MV, PT, 2>(a, sk) : launch_dense<ACT, KB, MV, PT, 1>(a, sk);
+    if (lut_for(a.w)) return launch_dense<ACT, KB, MV, PT, true>(a, sk);
   using T = typename ActTraits<ACT>::T;
   int64_t slots = 0;
   GemvPlan p = dense_plan<ACT, KB, MV, PT, LU>(a.w, slots);
