@@ -11,14 +11,4 @@ set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/balance3 ${BUDGET:-300}
 gpu_info
-export KBIT_GEMV_BALANCE=1
-doctest_filter '*gemv*,*split-K*,*LinearArgs::pdl*' 150 'gemv, split-K, PDL doctests, balance on'
-verify_run verify-m1-pdl 150 3 "verify --full --pdl gemv,automatic M = 1, balance on" --full --pdl \
-  --kernels gemv,automatic --filter '/M1/k[2-5]/'
-unset KBIT_GEMV_BALANCE
-dense_catalogue "$W/cat"
-arm_setup() {
-  KERNELS=gemv_pdl,automatic_pdl; B="--M 1 --bits 2 3 4 5 --dtypes f16"
-  if [ "$1" = bal ]; then ENV=KBIT_GEMV_BALANCE=1; else ENV=KBIT_GEMV_BALANCE=0; fi
-}
-RUN_MAX_S=45 REPS=3 MIN_LEFT=20 bench_rotation "${REC_TAG:-balance3}" d1 bal
+balance_ab "${REC_TAG:-balance3}"

@@ -9,12 +9,7 @@ set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/lutfinal ${BUDGET:-300}
 gpu_info
-gpu_doctest kernels kbit_tests_kernels 150
-doctest_sanitize memcheck '*activation-sum*' 90
-doctest_sanitize racecheck '*activation-sum*' 120
-verify_run verify-k2m1 150 3 "verify --full gemv,automatic M = 1, k = 2" --full --kernels gemv,automatic --filter '/M1/k2/'
-verify_run verify-k2m1-pdl 150 3 "verify --full --pdl gemv,automatic M = 1, k = 2" --full --pdl --kernels gemv,automatic \
-  --filter '/M1/k2/'
+lut_checks
 dense_catalogue "$W/cat"
 arm_setup() {
   KERNELS=gemv,gemv_pdl,automatic,automatic_pdl; B="--M 1 --bits 2 --dtypes f16,bf16"

@@ -408,3 +408,32 @@ knob_ab() {
       awk -v a="$knob=$a" '{print "ncu " a ": " $1, $NF}' | tee -a "$W/summary.txt"
   done
 }
+
+# lut_checks: the checks of gemv's activation-sum tables as they run by default (forty-second session): the whole GPU
+# doctest binary, memcheck and racecheck over the tables' doctest, kbit-verify --full over gemv and automatic at M = 1,
+# k = 2, plain and --pdl.
+lut_checks() {
+  gpu_doctest kernels kbit_tests_kernels 150
+  doctest_sanitize memcheck '*activation-sum*' 90
+  doctest_sanitize racecheck '*activation-sum*' 120
+  verify_run verify-k2m1 150 3 "verify --full gemv,automatic M = 1, k = 2" --full --kernels gemv,automatic \
+    --filter '/M1/k2/'
+  verify_run verify-k2m1-pdl 150 3 "verify --full --pdl gemv,automatic M = 1, k = 2" --full --pdl \
+    --kernels gemv,automatic --filter '/M1/k2/'
+}
+
+# balance_ab TAG: KBIT_GEMV_BALANCE=1 checked (the gemv / split-K / PDL doctests, kbit-verify --full --pdl at M = 1,
+# k = 2..5), then kbit-bench gemv_pdl and automatic_pdl at M = 1, k = 2..5, f16, arms d1 (off) / bal, three reps.
+balance_ab() {
+  export KBIT_GEMV_BALANCE=1
+  doctest_filter '*gemv*,*split-K*,*LinearArgs::pdl*' 150 'gemv, split-K, PDL doctests, balance on'
+  verify_run verify-m1-pdl 150 3 "verify --full --pdl gemv,automatic M = 1, balance on" --full --pdl \
+    --kernels gemv,automatic --filter '/M1/k[2-5]/'
+  unset KBIT_GEMV_BALANCE
+  dense_catalogue "$W/cat"
+  arm_setup() {
+    KERNELS=gemv_pdl,automatic_pdl; B="--M 1 --bits 2 3 4 5 --dtypes f16"
+    if [ "$1" = bal ]; then ENV=KBIT_GEMV_BALANCE=1; else ENV=KBIT_GEMV_BALANCE=0; fi
+  }
+  RUN_MAX_S=45 REPS=3 MIN_LEFT=20 bench_rotation "$1" d1 bal
+}
