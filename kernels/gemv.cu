@@ -25,7 +25,9 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <type_traits>
+#include <vector>
 
 #include "common.cuh"
 #include "kbit/gemv_sched.h"
@@ -127,32 +129,61 @@ bool balance_on() {
   }();
   return on;
 }
+// The pad that holds `kern` to `need` CTAs per SM, or 0 where none does; cached per kernel, device and need (host
+// work once). Whole 128-byte shared-memory allocation units per CTA (the occupancy calculator's granularity from
+// sm_80), the kernel opted in once to the largest pad of kGemvBalanceMinNeed CTAs (one value, so threads launching
+// with different pads cannot lower it under each other), and the occupancy checked to be exactly `need`.
+template <class Kern>
+size_t balance_pad_for(Kern kern, int64_t need) {
+  struct Entry {
+    const void* kern;
+    int dev;
+    int64_t need;
+    size_t pad;
+  };
+  static std::mutex mu;
+  static std::vector<Entry> cache;
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  const void* key = reinterpret_cast<const void*>(kern);
+  std::lock_guard<std::mutex> lock(mu);
+  for (const Entry& e : cache)
+    if (e.kern == key && e.dev == dev && e.need == need) return e.pad;
+  size_t pad = 0;
+  int smem_sm = 0, reserved = 0;
+  cudaFuncAttributes fa{};
+  if (cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess &&
+      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) == cudaSuccess &&
+      cudaFuncGetAttributes(&fa, kern) == cudaSuccess) {
+    const auto pad_of = [&](int64_t n) {  // the largest per-CTA share of whole 128-byte units, less what the CTA has
+      return (smem_sm / n) / 128 * 128 - static_cast<int64_t>(fa.sharedSizeBytes) - reserved;
+    };
+    const int64_t want = pad_of(need), most = pad_of(kGemvBalanceMinNeed);
+    int n = 0;
+    if (want > 0 && most >= want &&
+        (most <= fa.maxDynamicSharedSizeBytes ||
+         cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(most)) ==
+             cudaSuccess) &&
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, kGemvThreads, static_cast<size_t>(want)) ==
+            cudaSuccess &&
+        n == need)
+      pad = static_cast<size_t>(want);
+  }
+  cudaGetLastError();  // a failed query or opt-in only means no pad
+  cache.push_back({key, dev, need, pad});
+  return pad;
+}
+// The dynamic shared memory of an early grid of `ctas` CTAs on `slots` resident CTAs (balance_on: see above).
 template <class Kern>
 size_t balance_pad(Kern kern, int64_t ctas, int64_t slots) {
   if (!balance_on() || ctas > slots) return 0;
   const int64_t sms = device_sm_count();
   const int64_t per_sm = slots / sms, need = (ctas + sms - 1) / sms;
   if (need >= per_sm || need < kGemvBalanceMinNeed) return 0;
-  int dev = 0, smem_sm = 0, reserved = 0;
-  cudaFuncAttributes fa{};
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) != cudaSuccess ||
-      cudaFuncGetAttributes(&fa, kern) != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  const int64_t pad = smem_sm / need - static_cast<int64_t>(fa.sharedSizeBytes) - reserved;
-  // The opt-in above the default (48 KB less the static arrays) only, no carveout preference: the first form of this
-  // knob also set the max-shared carveout, which stays on the kernel and shrank the L1 of its later launches
-  // (-h200-balance); the second form skipped pads over the default and so padded nothing (-h200-balance2).
-  if (pad <= 0) return 0;
-  if (pad > fa.maxDynamicSharedSizeBytes &&
-      cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(pad)) != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  return static_cast<size_t>(pad);
+  return balance_pad_for(kern, need);
 }
 // Whether a launch on w takes the tables: from kGemvLutMinWeights unless forced (gemv_force_lut).
 bool lut_for(const TiledView& w) {
