@@ -158,8 +158,8 @@ size_t balance_pad_for(Kern kern, int64_t need) {
   if (cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess &&
       cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) == cudaSuccess &&
       cudaFuncGetAttributes(&fa, kern) == cudaSuccess) {
-    const auto pad_of = [&](int64_t n) {  // the largest per-CTA share of whole 128-byte units, less what the CTA has
-      return (smem_sm / n) / 128 * 128 - static_cast<int64_t>(fa.sharedSizeBytes) - reserved;
+    const auto pad_of = [&](int64_t n) {
+      return gemv_balance_pad(smem_sm, n, static_cast<int64_t>(fa.sharedSizeBytes), reserved);
     };
     const int64_t want = pad_of(need), most = pad_of(kGemvBalanceMinNeed);
     int n = 0;

@@ -215,3 +215,29 @@ TEST_CASE("gemv plan: the k = 4 pair table on multi-wave grids by the device's p
   CHECK_FALSE(kbit::gemv_pairs_multiwave(0.0));
   CHECK(kbit::gemv_pairs_multiwave(kbit::peak_dram_gbps(3201000, 6144)));
 }
+
+TEST_CASE("gemv plan: the balance pad holds a kernel to need CTAs per SM (gemv_balance_pad)") {
+  // The H100 / H200 (233,472 bytes per SM, 1,024 reserved per CTA) and the tables' kernel (10,512 static bytes): the
+  // pads of bench/results/2026-11-28-h200-balance3 -- 46,832 bytes at need 4, 66,288 at need 3.
+  CHECK(kbit::gemv_balance_pad(233472, 4, 10512, 1024) == 46832);
+  CHECK(kbit::gemv_balance_pad(233472, 3, 10512, 1024) == 66288);
+  CHECK(kbit::gemv_balance_pad(233472, 0, 10512, 1024) == 0);
+  CHECK(kbit::gemv_balance_pad(233472, 8, 34832, 1024) == 0);  // the share is below the static arrays
+  // A CTA's shared memory as the occupancy calculator counts it: static + dynamic + reserved in 128-byte units.
+  const auto units = [](int64_t bytes) { return (bytes + 127) / 128 * 128; };
+  // 100 KB per SM (sm_120): 102,400 / 3 is not a whole number of units; the pad must still let exactly 3 CTAs fit.
+  CHECK(kbit::gemv_balance_pad(102400, 3, 10512, 1024) == 34048 - 10512 - 1024);
+  for (int64_t smem : {102400, 167936, 233472})
+    for (int64_t static_bytes : {2080, 2192, 10512, 18448, 34832})
+      for (int64_t need = 1; need <= 8; ++need) {
+        CAPTURE(smem);
+        CAPTURE(static_bytes);
+        CAPTURE(need);
+        const int64_t pad = kbit::gemv_balance_pad(smem, need, static_bytes, 1024);
+        if (pad == 0) continue;
+        const int64_t cta = units(static_bytes + pad + 1024);
+        CHECK(cta * need <= smem);        // need CTAs fit
+        CHECK(cta * (need + 1) > smem);   // one more does not
+        CHECK(pad % 16 == 0);             // the static arrays' and the reserve's alignment kept
+      }
+}

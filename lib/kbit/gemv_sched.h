@@ -134,4 +134,15 @@ inline double peak_dram_gbps(int64_t mem_clock_khz, int64_t bus_bits) {
 inline constexpr double kGemvPairsMultiwaveMinGbps = 4500.0;
 inline bool gemv_pairs_multiwave(double peak_gbps) { return peak_gbps >= kGemvPairsMultiwaveMinGbps; }
 
+// The balance of one-wave early grids (kernels/gemv.cu, KBIT_GEMV_BALANCE): the dynamic shared memory that holds a
+// kernel of `static_bytes` of static shared memory to `need` CTAs on an SM of `smem_per_sm` bytes that reserves
+// `reserved` bytes per CTA -- each CTA's share in whole 128-byte allocation units (the occupancy calculator's
+// granularity from sm_80) less what the CTA already takes; 0 where that leaves nothing. need CTAs then fit and
+// need + 1 do not wherever smem_per_sm / need exceeds 128 (need + 1) bytes (gemv.cu also checks the occupancy).
+inline int64_t gemv_balance_pad(int64_t smem_per_sm, int64_t need, int64_t static_bytes, int64_t reserved) {
+  if (need < 1) return 0;
+  const int64_t share = smem_per_sm / need / 128 * 128;
+  return std::max<int64_t>(0, share - static_bytes - reserved);
+}
+
 }  // namespace kbit
