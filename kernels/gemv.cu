@@ -25,9 +25,7 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <mutex>
 #include <type_traits>
-#include <vector>
 
 #include "common.cuh"
 #include "kbit/gemv_sched.h"
@@ -100,15 +98,17 @@ __device__ __forceinline__ uint32_t gemv_tl_fold(const Tile& t) {
 #ifndef KBIT_GEMV_LUT
 #define KBIT_GEMV_LUT 1
 #endif
+// A knob's value: the environment's variable of that name where it is set and not empty, else the build's.
+bool env_knob(const char* name, bool build) {
+  const char* e = std::getenv(name);
+  return e != nullptr && *e != '\0' ? std::atoi(e) != 0 : build;
+}
 std::atomic<int> g_gemv_force_lut{0};        // gemv_force_lut (tests)
 std::atomic<int64_t> g_gemv_lut_launches{0};  // gemv_lut_launches (tests)
 bool lut_on() {  // gemv_lut_enabled
   const int force = g_gemv_force_lut.load(std::memory_order_relaxed);
   if (force != 0) return force == 1;
-  static const bool on = [] {
-    const char* e = std::getenv("KBIT_GEMV_LUT");
-    return e != nullptr && *e != '\0' ? std::atoi(e) != 0 : KBIT_GEMV_LUT != 0;
-  }();
+  static const bool on = env_knob("KBIT_GEMV_LUT", KBIT_GEMV_LUT != 0);
   return on;
 }
 // KBIT_GEMV_BALANCE (default 1; the environment's value overrides it): a one-wave early PDL grid of
@@ -123,67 +123,47 @@ bool lut_on() {  // gemv_lut_enabled
 // (bench/results/2026-11-28-h200-balance3).
 constexpr int64_t kGemvBalanceMinNeed = 3;
 bool balance_on() {
-  static const bool on = [] {
-    const char* e = std::getenv("KBIT_GEMV_BALANCE");
-    return e != nullptr && *e != '\0' ? std::atoi(e) != 0 : KBIT_GEMV_BALANCE != 0;
-  }();
+  static const bool on = env_knob("KBIT_GEMV_BALANCE", KBIT_GEMV_BALANCE != 0);
   return on;
 }
-// The pad that holds `kern` to `need` CTAs per SM, or 0 where none does; cached per kernel, device and need (host
-// work once). Whole 128-byte shared-memory allocation units per CTA (the occupancy calculator's granularity from
-// sm_80), the kernel opted in once to the largest pad of kGemvBalanceMinNeed CTAs (one value, so threads launching
-// with different pads cannot lower it under each other), and the occupancy checked to be exactly `need`.
+// The dynamic shared memory of an early grid of `ctas` CTAs on `slots` resident CTAs (balance_on): the pad that holds
+// `kern` to need = ceil(CTAs / SMs) CTAs per SM, or 0. Worked out once per device and need into the caller's `cache`
+// of that kernel (0: not yet, -1: no pad), as cached_blocks_per_sm does: whole 128-byte allocation units per CTA
+// (gemv_balance_pad), the kernel opted in to the largest pad it can be given (kGemvBalanceMinNeed CTAs: one value,
+// so launches with different pads never lower the limit under each other), the occupancy checked to be `need`.
 template <class Kern>
-size_t balance_pad_for(Kern kern, int64_t need) {
-  struct Entry {
-    const void* kern;
-    int dev;
-    int64_t need;
-    size_t pad;
-  };
-  static std::mutex mu;
-  static std::vector<Entry> cache;
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  const void* key = reinterpret_cast<const void*>(kern);
-  std::lock_guard<std::mutex> lock(mu);
-  for (const Entry& e : cache)
-    if (e.kern == key && e.dev == dev && e.need == need) return e.pad;
-  size_t pad = 0;
-  int smem_sm = 0, reserved = 0;
-  cudaFuncAttributes fa{};
-  if (cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess &&
-      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) == cudaSuccess &&
-      cudaFuncGetAttributes(&fa, kern) == cudaSuccess) {
-    const auto pad_of = [&](int64_t n) {
-      return gemv_balance_pad(smem_sm, n, static_cast<int64_t>(fa.sharedSizeBytes), reserved);
-    };
-    const int64_t want = pad_of(need), most = pad_of(kGemvBalanceMinNeed);
-    int n = 0;
-    if (want > 0 && most >= want &&
-        (most <= fa.maxDynamicSharedSizeBytes ||
-         cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(most)) ==
-             cudaSuccess) &&
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, kGemvThreads, static_cast<size_t>(want)) ==
-            cudaSuccess &&
-        n == need)
-      pad = static_cast<size_t>(want);
-  }
-  cudaGetLastError();  // a failed query or opt-in only means no pad
-  cache.push_back({key, dev, need, pad});
-  return pad;
-}
-// The dynamic shared memory of an early grid of `ctas` CTAs on `slots` resident CTAs (balance_on: see above).
-template <class Kern>
-size_t balance_pad(Kern kern, int64_t ctas, int64_t slots) {
+size_t balance_pad(Kern kern, int64_t ctas, int64_t slots, int (&cache)[64][16]) {
   if (!balance_on() || ctas > slots) return 0;
   const int64_t sms = device_sm_count();
   const int64_t per_sm = slots / sms, need = (ctas + sms - 1) / sms;
-  if (need >= per_sm || need < kGemvBalanceMinNeed) return 0;
-  return balance_pad_for(kern, need);
+  int dev = 0;
+  if (need >= per_sm || need < kGemvBalanceMinNeed || need >= 16 || cudaGetDevice(&dev) != cudaSuccess || dev < 0 ||
+      dev >= 64)
+    return 0;
+  int& slot = cache[dev][need];
+  if (slot == 0) {
+    int smem_sm = 0, reserved = 0, n = 0;
+    cudaFuncAttributes fa{};
+    int64_t want = 0;
+    if (cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) == cudaSuccess &&
+        cudaFuncGetAttributes(&fa, kern) == cudaSuccess) {
+      const int64_t stat = static_cast<int64_t>(fa.sharedSizeBytes);
+      const int64_t most = gemv_balance_pad(smem_sm, kGemvBalanceMinNeed, stat, reserved);
+      want = gemv_balance_pad(smem_sm, need, stat, reserved);
+      const bool ok = want > 0 && most >= want &&
+                      (most <= fa.maxDynamicSharedSizeBytes ||
+                       cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(most)) ==
+                           cudaSuccess) &&
+                      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, kGemvThreads, static_cast<size_t>(want)) ==
+                          cudaSuccess &&
+                      n == need;
+      if (!ok) want = 0;
+    }
+    cudaGetLastError();  // a failed query or opt-in only means no pad
+    slot = want > 0 ? static_cast<int>(want) : -1;
+  }
+  return slot > 0 ? static_cast<size_t>(slot) : 0;
 }
 // Whether a launch on w takes the tables: from kGemvLutMinWeights unless forced (gemv_force_lut).
 bool lut_for(const TiledView& w) {
@@ -971,7 +951,8 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
   if constexpr (MV <= 2)
     if (a.pdl && gemv_early_launch(p, a.w.K, slots)) {
       const auto kern = gemv_kernel<ACT, KB, MV, kGemvEarly, PT, 0, LU>;
-      const size_t pad = MV == 1 ? balance_pad(kern, ctas, slots) : 0;
+      static int pads[64][16] = {};  // balance_pad's, per device and need
+      const size_t pad = MV == 1 ? balance_pad(kern, ctas, slots, pads) : 0;
       return launch_ex(kern, grid, kGemvThreads, pad, a.stream, 1, a.pdl, A, C, M, a.w, sk);
     }
   return launch_ex(gemv_kernel<ACT, KB, MV, kGemvWorkspace, PT, 0, LU>, grid, kGemvThreads, 0, a.stream, 1, a.pdl, A,

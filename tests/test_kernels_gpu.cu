@@ -1065,7 +1065,7 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
               ((pdl_live && bits >= 3) || (!pdl_live && bits == 2 && lut) ? gpu::Kernel::gemv : gpu::Kernel::tcv));
       w.N = 10240;
       const gpu::Kernel one_pass = pass1 ? gpu::Kernel::tcv : gpu::Kernel::gemv;
-      const bool gemv_m1 = bits >= 3 || gpu::detail::gemv_lut_enabled();
+      const bool gemv_m1 = bits >= 3 || lut;
       CHECK(gpu::choose_kernel(1, w, Act::f16, false, pdl) == (gemv_m1 ? gpu::Kernel::gemv : one_pass));
       if (pass2)
         CHECK(gpu::choose_kernel(2, w, Act::f16, false, pdl) ==
