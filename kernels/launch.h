@@ -31,7 +31,7 @@ cudaError_t launch_gemv(const LinearArgs& a);
 // as the float codebook, summed in another order), H100 against the float codebook in the same runs
 // (bench/results/2026-11-26-h100-gemvadj) 1.041 geomean over the 27 catalogue shapes (1.00-1.12:
 // Llama-3-70B gate_up 80.9 -> 74.9 us, down 47.5 -> 42.5); at M = 2..4 it measured 0.99 against
-// the interleaved pair table those keep (kUsePairs, gemv.cu). H100, against the
+// the interleaved pair table those keep (kUsePairs, gemv_common.cuh). H100, against the
 // float codebook in the same runs: k = 4 (bench/results/2026-11-26-h100-gemvpairs) 1.01-1.11x on the
 // catalogue shapes from 8.4 M weights at M = 1..4 (Llama-3-70B down 54.4 -> 49.6 us at M = 1),
 // 0.95-0.99x below 4.6 M, where staging the table is a visible part of a 4-8 us launch; k = 3
@@ -54,8 +54,9 @@ bool gemv_lut_enabled();
 void gemv_force_lut(int mode);
 // Tests only: how many dense gemv launches of this process took the activation-sum tables.
 int64_t gemv_lut_launches();
-// Diagnostics only (KBIT_GEMV_TIMELINE builds, gemv.cu): the register pipeline's warps stamp each step into buf, a
-// device buffer of gemv_timeline_words(ctas) words, for the first `ctas` CTAs of each launch (nullptr: off).
+// Diagnostics only (KBIT_GEMV_TIMELINE builds of gemv.cu; the stamps are gemv_common.cuh's gemv_tile's): the
+// register pipeline's warps stamp each step into buf, a device buffer of gemv_timeline_words(ctas) words, for the
+// first `ctas` CTAs of each launch (nullptr: off).
 // Returns false in builds without the knob. Layout: [cta][warp 0..3][step 0..63][event 0..3] SM clocks, then
 // [cta][6]: SM id, globaltimer at the tile's start and end (low 32 bits), steps run, SM clock at start and end.
 bool gemv_timeline_set(uint32_t* buf, int ctas);

@@ -470,7 +470,7 @@ TEST_CASE("gpu: tcw timeline (KBIT_TCW_TIMELINE builds): every warp stamps each 
 #if KBIT_GEMV_TIMELINE
 TEST_CASE("gpu: gemv timeline (KBIT_GEMV_TIMELINE builds): every warp stamps each step's events in order") {
   // A diagnostic build's check, not a benchmark: gemv's register pipeline stamps its SM clock at four points of
-  // each step (gemv.cu); with KBIT_GEMV_TIMELINE_OUT set the stamps go to that CSV for bench/scripts/gemv_timeline.py.
+  // each step (gemv_common.cuh's gemv_tile); with KBIT_GEMV_TIMELINE_OUT set the stamps go to that CSV for bench/scripts/gemv_timeline.py.
   // The M = 1 shapes of the H200's bandwidth gap (docs/perf-notes.md, forty-first session), f16, the pair tables as
   // real checkpoints take them (fp16-normal codebooks), the staged form off.
   namespace d = gpu::detail;  // the buffer's layout: launch.h

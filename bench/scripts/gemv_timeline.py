@@ -2,7 +2,7 @@
 """Summary of a gemv timeline (a KBIT_GEMV_TIMELINE build's doctest "gpu: gemv timeline ...", its CSV from
 KBIT_GEMV_TIMELINE_OUT; bench/scripts/h200_gemv_timeline.sh):  gemv_timeline.py CSV[.gz]
 
-Events of a step (kernels/gemv.cu, KBIT_GEMV_TIMELINE), per warp, SM clocks: e0 the step's top, e1 its tile's loads
+Events of a step (kernels/gemv_common.cuh's gemv_tile, KBIT_GEMV_TIMELINE), per warp, SM clocks: e0 the step's top, e1 its tile's loads
 arrived, e2 the next tile's loads issued, e3 its sums done. Per case: the grid (CTAs, SMs, CTAs per SM, the launch's
 span by globaltimer, the SM clock rate), then per step the median and mean cycles of waiting (e1 - e0), issuing the
 next loads (e2 - e1), decoding (e3 - e2) and the rest of the loop (next e0 - e3), the share of a warp's step time
