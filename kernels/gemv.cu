@@ -31,6 +31,7 @@ bool env_knob(const char* name, bool build) {
 }
 std::atomic<int> g_gemv_force_lut{0};        // gemv_force_lut (tests)
 std::atomic<int64_t> g_gemv_lut_launches{0};  // gemv_lut_launches (tests)
+std::atomic<int64_t> g_gemv_balance_launches{0};  // gemv_balance_launches (tests)
 bool lut_on() {  // gemv_lut_enabled
   const int force = g_gemv_force_lut.load(std::memory_order_relaxed);
   if (force != 0) return force == 1;
@@ -44,10 +45,6 @@ bool lut_on() {  // gemv_lut_enabled
 #ifndef KBIT_GEMV_BALANCE
 #define KBIT_GEMV_BALANCE 1
 #endif
-// Padded only where at least this many CTAs per SM remain: grids of 1-2 per SM lost 0.88-0.98x padded (Qwen3
-// shared_expert.gate_up, 128 CTAs; GLM q_b_proj, 240), though Llama-3-8B k/v_proj (256) won 1.03-1.07x
-// (bench/results/2026-11-28-h200-balance3).
-constexpr int64_t kGemvBalanceMinNeed = 3;
 bool balance_on() {
   static const bool on = env_knob("KBIT_GEMV_BALANCE", KBIT_GEMV_BALANCE != 0);
   return on;
@@ -404,6 +401,7 @@ cudaError_t launch_dense(const LinearArgs& a, SplitK sk) {
       const auto kern = gemv_kernel<ACT, KB, MV, kGemvEarly, PT, 0, LU>;
       static int pads[64][16] = {};  // balance_pad's, per device and need
       const size_t pad = MV == 1 ? balance_pad(kern, ctas, slots, pads) : 0;
+      if (pad > 0) g_gemv_balance_launches.fetch_add(1, std::memory_order_relaxed);
       return launch_ex(kern, grid, kGemvThreads, pad, a.stream, 1, a.pdl, A, C, M, a.w, sk);
     }
   return launch_ex(gemv_kernel<ACT, KB, MV, kGemvWorkspace, PT, 0, LU>, grid, kGemvThreads, 0, a.stream, 1, a.pdl, A,
@@ -466,6 +464,22 @@ bool gemv_lut_enabled() { return lut_on(); }
 void gemv_force_lut(int mode) { g_gemv_force_lut.store(mode, std::memory_order_relaxed); }
 
 int64_t gemv_lut_launches() { return g_gemv_lut_launches.load(std::memory_order_relaxed); }
+
+int64_t gemv_balance_launches() { return g_gemv_balance_launches.load(std::memory_order_relaxed); }
+
+int gemv_balance_resident(int need, int* unpadded) {
+  const auto kern = gemv_kernel<Act::f16, 2, 1, kGemvEarly, true, 0, true>;
+  int per_sm = 0, n = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, kGemvThreads, 0) != cudaSuccess) return -1;
+  if (unpadded != nullptr) *unpadded = per_sm;
+  if (!balance_on()) return -2;
+  const int64_t sms = device_sm_count();
+  static int cache[64][16] = {};
+  const size_t pad = balance_pad(kern, need * sms, per_sm * sms, cache);
+  if (pad == 0) return 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, kGemvThreads, pad) != cudaSuccess) return -1;
+  return n;
+}
 
 void gemv_force_pairs(int mode) { g_gemv_force_pairs.store(mode, std::memory_order_relaxed); }
 

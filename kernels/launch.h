@@ -54,6 +54,18 @@ bool gemv_lut_enabled();
 void gemv_force_lut(int mode);
 // Tests only: how many dense gemv launches of this process took the activation-sum tables.
 int64_t gemv_lut_launches();
+// The balance (KBIT_GEMV_BALANCE, gemv.cu) pads only where at least this many CTAs per SM remain: grids of 1-2 per SM
+// lost 0.88-0.98x padded (Qwen3 shared_expert.gate_up, 128 CTAs; GLM q_b_proj, 240), though Llama-3-8B k/v_proj (256)
+// won 1.03-1.07x (bench/results/2026-11-28-h200-balance3).
+inline constexpr int kGemvBalanceMinNeed = 3;
+// Tests only: how many dense gemv launches of this process padded their dynamic shared memory for the balance
+// (KBIT_GEMV_BALANCE: one-wave early PDL grids at M = 1 of >= kGemvBalanceMinNeed CTAs per SM).
+int64_t gemv_balance_launches();
+// Tests only: the CTAs per SM that the CUDA occupancy calculator gives gemv's early M = 1, k = 2 activation-sum kernel
+// (f16) at the pad the balance asks for `need` CTAs per SM on this device; 0 where it asks for none (need outside
+// kGemvBalanceMinNeed .. unpadded - 1, or the pad did not give `need`), -1 on a failed query, -2 with the balance off.
+// `unpadded`: that kernel's CTAs per SM without a pad.
+int gemv_balance_resident(int need, int* unpadded);
 // Diagnostics only (KBIT_GEMV_TIMELINE builds of gemv.cu; the stamps are gemv_common.cuh's gemv_tile's): the
 // register pipeline's warps stamp each step into buf, a device buffer of gemv_timeline_words(ctas) words, for the
 // first `ctas` CTAs of each launch (nullptr: off).

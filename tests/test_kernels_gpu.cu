@@ -844,6 +844,17 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
   gpu::detail::gemv_force_pairs(1);
   check({gpu::Kernel::gemv}, "pdl gemv pair tables: ", shapes, Ms);
   gpu::detail::gemv_force_pairs(0);
+  // gemv's activation-sum tables (M = 1, k = 2; KBIT_GEMV_LUT) forced on every shape, most below their size rule, with
+  // the staged form off so that every k = 2 launch takes them: the early, cluster and workspace grids under PDL.
+  gpu::detail::gemv_force_lut(1);
+  gpu::detail::gemv_force_staged(2);
+  const int64_t lut_before = gpu::detail::gemv_lut_launches();
+  check({gpu::Kernel::gemv}, "pdl gemv activation-sum tables: ", shapes, {1});
+  const int64_t lut_took = gpu::detail::gemv_lut_launches() - lut_before;
+  CHECK_MESSAGE(lut_took == int64_t(shapes.size()) * 2, "activation-sum launches under PDL (k = 2 x shapes x 2 dtypes): ",
+                lut_took);
+  gpu::detail::gemv_force_staged(0);
+  gpu::detail::gemv_force_lut(0);
   // gemv's staged form at M = 1 (its weights requested before the wait, A after it), with and
   // without the pair tables. It runs under PDL only on the early grids: 16960 x 992 (265 unsplit
   // CTAs of 16 k-tiles, where gemv_early_launch does not hold) takes the register pipeline even when
@@ -872,6 +883,60 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
   check({gpu::Kernel::tcw}, "pdl per-tile plan above 64 tokens: ", shapes, {96, 200});
   gpu::detail::tcw_force_plan(0);
   check({gpu::Kernel::tcw}, "pdl above 64 tokens: ", shapes, {96, 200});
+}
+
+TEST_CASE("gpu: the balance's pads hold gemv's early kernel to the CTAs per SM asked, and its padded launches stay exact") {
+  // KBIT_GEMV_BALANCE: a one-wave early PDL grid at M = 1 of need >= kGemvBalanceMinNeed CTAs per SM asks for unused
+  // dynamic shared memory so that no SM can hold more than need of its CTAs (the pad: gemv_balance_pad, checked on the
+  // CPU against a model of the occupancy rules in tests/test_gemv_sched.cpp). Here this device's occupancy calculator
+  // must give exactly `need` CTAs per SM at each such pad of the k = 2 early kernel, and no pad outside the range.
+  int unpadded = 0;
+  const int first = gpu::detail::gemv_balance_resident(gpu::detail::kGemvBalanceMinNeed, &unpadded);
+  REQUIRE(first != -1);
+  if (first == -2) {
+    MESSAGE("KBIT_GEMV_BALANCE=0 in the environment: the balance is off, not checked");
+    return;
+  }
+  MESSAGE("gemv's early k = 2 kernel holds ", unpadded, " CTAs per SM unpadded");
+  for (int need = gpu::detail::kGemvBalanceMinNeed; need < unpadded && need < 16; ++need)
+    CHECK_MESSAGE(gpu::detail::gemv_balance_resident(need, nullptr) == need, "need ", need, " (", unpadded,
+                  " unpadded): CTAs per SM at the pad");
+  CHECK(gpu::detail::gemv_balance_resident(unpadded, nullptr) == 0);
+  CHECK(gpu::detail::gemv_balance_resident(gpu::detail::kGemvBalanceMinNeed - 1, nullptr) == 0);
+  // Padded launches under PDL equal the reference bit for bit: Llama-3-70B k_proj (1024 x 8192) and Qwen3-Coder-Next
+  // o_proj (2048 x 4096) at k = 2, M = 1, one-wave early grids of 4-5 CTAs per SM on 132 SMs, padded there
+  // (bench/results/2026-11-28-h200-balanceland). Staged form off: its kernels take no pad.
+  if (!gpu::detail::device_has_pdl()) return;
+  Stream st;
+  gpu::detail::gemv_force_staged(2);
+  const int64_t before = gpu::detail::gemv_balance_launches();
+  uint64_t seed = 9700;
+  for (const auto& [N, K] : {std::pair<int64_t, int64_t>{1024, 8192}, {2048, 4096}}) {
+    const QuantizedTensor q = make_exact_weights(2, 1, N, K, seed++);
+    const DeviceWeights w(q);
+    const std::vector<float> A = make_exact_activations(1, K, seed++);
+    std::vector<float> ref(static_cast<size_t>(N));
+    gemm_ref(A.data(), 1, q.view(), ref.data());
+    for (Act act : {Act::f16, Act::bf16}) {
+      const std::vector<uint16_t> want = to_act(act, ref);
+      const DeviceBuf<uint16_t> src(to_act(act, A));
+      DeviceBuf<uint16_t> dA(static_cast<size_t>(K)), dC(static_cast<size_t>(N));
+      dA.poison();
+      dC.zero();
+      DeviceBuf<char> ws(gpu::linear_workspace_bytes(1, w.view, act, gpu::Kernel::gemv));
+      ws.zero();
+      behind_slow_producer(st.s, src, dA, dC,
+                           [&] { REQUIRE(launch_pdl(gpu::Kernel::gemv, act, w, dA.p, dC.p, 1, ws, st.s, true)); });
+      const int64_t bad = first_mismatch(dC.host(), want);
+      CHECK_MESSAGE(bad < 0, "balance N=", N, " K=", K, " ", std::string(act_name(act)), ": first wrong element ", bad);
+    }
+  }
+  gpu::detail::gemv_force_staged(0);
+  const int64_t padded = gpu::detail::gemv_balance_launches() - before;
+  if (gpu::detail::device_sm_count() == 132 && unpadded == 5)
+    CHECK_MESSAGE(padded == 4, "padded launches (2 shapes x 2 dtypes on 132 SMs): ", padded);
+  else
+    MESSAGE("padded launches on ", gpu::detail::device_sm_count(), " SMs: ", padded, " of 4");
 }
 
 TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and stays exact") {
