@@ -416,11 +416,15 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // pair table (tcv_uses_pairs: from 32 M): Qwen3 dense.gate_up (21 M) gemv_pdl 8.71 against tcv_pdl's
   // 9.23 us (bench/results/2026-11-27-h100-daudit2; 1.07x in -daudit/audit before it).
   const bool gemv_m2 = pdl_live && M == 2 && w.bits == 4 && weights >= 16.0e6 && !detail::tcv_uses_pairs(w, false, M);
-  // At k = 2 gemv's activation-sum tables keep M = 1 from 16 M weights under PDL (the rule above), where tcv's one
-  // pass still leads below (Qwen3 q_proj, 8.4 M: 3.22 us against 3.42; GLM q_b_proj, 3.9 M: 2.50 against 2.94), and
-  // from 8 M without it (q_proj 4.73 against tcv's 4.91; bench/results/2026-11-28-h200-lutland).
-  const bool lut_m1 =
-      M == 1 && w.bits == 2 && weights >= (pdl_live ? 16.0e6 : 8.0e6) && detail::gemv_lut_enabled();
+  // At k = 2 gemv's activation-sum tables keep M = 1 from 8 M weights, with PDL and without (q_proj 4.73 us against
+  // tcv's 4.91 without; bench/results/2026-11-28-h200-lutland), where tcv's one pass still leads below (GLM q_b_proj,
+  // 3.9 M: 2.52 against 2.96 under PDL). Under PDL from 8 M only with the balance on (gemv_balance_enabled): it evens
+  // out q_proj's early grid (8.4 M, 512 CTAs, 4 per SM), and gemv_pdl went from 3.42 us against tcv's 3.22 without it
+  // (-h200-lutland: then this bound was 16 M under PDL) to 3.17-3.19 against 3.25-3.27 with it (three reps,
+  // bench/results/2026-11-28-h200-checks-s43).
+  const bool lut_m1 = M == 1 && w.bits == 2 &&
+                      weights >= (pdl_live && !detail::gemv_balance_enabled() ? 16.0e6 : 8.0e6) &&
+                      detail::gemv_lut_enabled();
   const bool gemv_wide =
       (gemv_m2 || lut_m1 || (M == 1 && w.bits >= 3 && weights >= (pdl_live ? 8.0e6 : 16.0e6))) && detail::gemv_fits(w);
   if (M <= 2 && w.K > 512 && weights >= 3.5e6 && !gemv_wide && tcv_one_pass()) return Kernel::tcv;

@@ -465,6 +465,8 @@ void gemv_force_lut(int mode) { g_gemv_force_lut.store(mode, std::memory_order_r
 
 int64_t gemv_lut_launches() { return g_gemv_lut_launches.load(std::memory_order_relaxed); }
 
+bool gemv_balance_enabled() { return balance_on(); }
+
 int64_t gemv_balance_launches() { return g_gemv_balance_launches.load(std::memory_order_relaxed); }
 
 int gemv_balance_resident(int need, int* unpadded) {

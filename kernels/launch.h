@@ -58,6 +58,8 @@ int64_t gemv_lut_launches();
 // lost 0.88-0.98x padded (Qwen3 shared_expert.gate_up, 128 CTAs; GLM q_b_proj, 240), though Llama-3-8B k/v_proj (256)
 // won 1.03-1.07x (bench/results/2026-11-28-h200-balance3).
 inline constexpr int kGemvBalanceMinNeed = 3;
+// Whether the balance is on (KBIT_GEMV_BALANCE, default on; gemv.cu): automatic's M = 1, k = 2 rule under PDL follows.
+bool gemv_balance_enabled();
 // Tests only: how many dense gemv launches of this process padded their dynamic shared memory for the balance
 // (KBIT_GEMV_BALANCE: one-wave early PDL grids at M = 1 of >= kGemvBalanceMinNeed CTAs per SM).
 int64_t gemv_balance_launches();

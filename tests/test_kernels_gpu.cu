@@ -1099,7 +1099,7 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
   // with live PDL (gemv, bench/results/2026-11-27-h100-daudit2); its q_proj (4096 x 2048, 8.4 M) stays
   // on tcv (bench/results/2026-11-26-h100-record-s16) unless PDL is live (gemv from k = 3). At k = 2 gemv takes
   // dense.gate_up at M = 1 back where its activation-sum tables are on (gemv_lut_enabled; -h200-lut), and q_proj
-  // without PDL (-h200-lutland). On the
+  // without PDL (-h200-lutland) and with it where the balance is on (-h200-checks-s43). On the
   // H100 the tcv expectations below all apply.
   TiledView w;
   w.N = 10240;
@@ -1125,9 +1125,12 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
       // With live PDL gemv's early launch takes q_proj at k >= 3 (bench/results/2026-11-26-h100-gemvearly).
       const bool pdl_live = pdl && gpu::detail::device_has_pdl();
       const bool lut = gpu::detail::gemv_lut_enabled();
+      // At k = 2 the tables take q_proj without PDL, and with it where the balance evens out its early grid
+      // (gemv_balance_enabled; bench/results/2026-11-28-h200-checks-s43).
+      const bool lut_q = bits == 2 && lut && (!pdl_live || gpu::detail::gemv_balance_enabled());
       if (pass_q)
         CHECK(gpu::choose_kernel(1, w, Act::f16, false, pdl) ==
-              ((pdl_live && bits >= 3) || (!pdl_live && bits == 2 && lut) ? gpu::Kernel::gemv : gpu::Kernel::tcv));
+              ((pdl_live && bits >= 3) || lut_q ? gpu::Kernel::gemv : gpu::Kernel::tcv));
       w.N = 10240;
       const gpu::Kernel one_pass = pass1 ? gpu::Kernel::tcv : gpu::Kernel::gemv;
       const bool gemv_m1 = bits >= 3 || lut;
