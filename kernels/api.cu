@@ -10,6 +10,7 @@
 
 #include "common.cuh"
 #include "kbit/gemv_sched.h"
+#include "kbit/moe_sched.h"
 #include "launch.h"
 
 namespace kbit::gpu {
@@ -725,7 +726,11 @@ MoeKernel choose_moe(int64_t total_rows, const TiledView& w, bool tcw) {
   const bool gemv_short = total_rows <= 16 && w.bits >= KBIT_MOE_GEMV_SHORT_MIN_BITS &&
                           (w.K <= 512 || w.N >= KBIT_MOE_GEMV_K5_MIN_N);
   const bool gemv_k5_long = total_rows > 16 && total_rows <= 20 && w.bits >= 5 && (w.K >= 2048 || w.K <= 512);
-  if ((gemv_short || gemv_k5_long) && detail::gemv_fits(w)) return MoeKernel::grouped_gemv;
+  // On the H200 grouped_gemv keeps the short rows of one token at k = 3, 4 too (moe_gemv_short_fast,
+  // lib/kbit/moe_sched.h: Qwen3 experts.down at 10 rows 5.13 / 5.37 us against grouped_tcv's 5.45 / 5.69, three reps,
+  // bench/results/2026-11-28-h200-moem1; the H100 had grouped_tcv even or ahead).
+  const bool gemv_short_fast = moe_gemv_short_fast(total_rows, w.bits, w.K, detail::device_peak_dram_gbps());
+  if ((gemv_short || gemv_k5_long || gemv_short_fast) && detail::gemv_fits(w)) return MoeKernel::grouped_gemv;
   // grouped_tcw (sm_90a) from 8 mean rows, at k = 2, 3 and 4 (H100, bench/results/2026-11-25-h100-
   // groupedtcw/run1, against grouped_tcv): GLM-4.7-Flash experts at 8 mean rows (M = 128) down 72.7
   // vs 80.5 us, gate_up 134.7 vs 150.5 (k = 4), at 32 (M = 512) 110.4 vs 196.0 and 207.3 vs 366.9;

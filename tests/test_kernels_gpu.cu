@@ -25,6 +25,7 @@
 #include "kbit/dtype.h"
 #include "kbit/gemv_sched.h"
 #include "kbit/gpu.h"
+#include "kbit/moe_sched.h"
 #include "kbit/rng.h"
 #include "kbit/tcw_sched.h"
 #include "launch.h"  // gpu::detail::tcw_force_plan
@@ -1063,7 +1064,8 @@ TEST_CASE("gpu: MoE dispatch keeps grouped_gemv up to 16 rows at k = 5 only, on 
   // 16 rows (M = 4); Qwen3 experts.gate_up (1024 x 2048) stays on grouped_tcv at 10 rows
   // (bench/results/2026-11-27-h100-daudit2). Since bench/results/2026-11-28-h100-moesmall-s39 the rows of K >= 2048
   // (both experts.gate_up) keep grouped_gemv at k = 5 up to 20 rows, and since -h200-final-s40 the rows of K <= 512
-  // (Qwen3 experts.down) too; GLM experts.down (K = 1536) goes to grouped_tcv past 16 rows.
+  // (Qwen3 experts.down) too; GLM experts.down (K = 1536) goes to grouped_tcv past 16 rows. On the H200 (>= 4,500 GB/s
+  // of peak DRAM bandwidth) Qwen3 experts.down keeps grouped_gemv at k = 3, 4 up to 10 rows (-h200-moem1).
   TiledView w;
   w.half_cb = true;  // as kbit-quantize writes them
   struct Case {
@@ -1080,8 +1082,12 @@ TEST_CASE("gpu: MoE dispatch keeps grouped_gemv up to 16 rows at k = 5 only, on 
       CAPTURE(bits);
       w.bits = bits;
       const gpu::MoeKernel small = bits == 5 && gemv_shape ? gpu::MoeKernel::grouped_gemv : gpu::MoeKernel::grouped_tcv;
-      CHECK(gpu::choose_moe_kernel(4, w, Act::f16, 0) == small);
-      CHECK(gpu::choose_moe_kernel(10, w, Act::f16, 0) == small);
+      // On the H200 also k = 3, 4 on the short rows up to 10 routed rows (moe_gemv_short_fast,
+      // bench/results/2026-11-28-h200-moem1).
+      const bool fast = kbit::moe_gemv_short_fast(10, bits, c.K, gpu::detail::device_peak_dram_gbps());
+      const gpu::MoeKernel upto10 = fast ? gpu::MoeKernel::grouped_gemv : small;
+      CHECK(gpu::choose_moe_kernel(4, w, Act::f16, 0) == upto10);
+      CHECK(gpu::choose_moe_kernel(10, w, Act::f16, 0) == upto10);
       CHECK(gpu::choose_moe_kernel(16, w, Act::f16, 0) == small);
       // 17..20 rows at k = 5 on rows of K >= 2048 (both experts.gate_up; bench/results/2026-11-28-h100-moesmall-s39)
       // or K <= 512 (Qwen3 experts.down; bench/results/2026-11-28-h200-final-s40).
