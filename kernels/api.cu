@@ -284,7 +284,12 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     const bool tcw_m16 = (w.bits == 2 && M >= 15) || (w.bits == 3 && M == 16);
     if (M >= 3 && M <= 16 && w.K >= 4096 && weights < 8.0e6)
       return tcw_m16 && tcw_supported() ? Kernel::tcw : Kernel::tcv;
-    if (M >= 2 && M <= 16 && w.K <= 512 && w.N <= 2048) return Kernel::tcv;
+    if (M >= 2 && M <= 16 && w.K <= 512 && w.N <= 2048) {
+      // On the H200 gemv keeps M = 2 at k >= 3 (gemv_short_narrow_fast, lib/kbit/gemv_sched.h).
+      if (gemv_short_narrow_fast(M, w.bits, true, detail::device_peak_dram_gbps()) && detail::gemv_fits(w))
+        return Kernel::gemv;
+      return Kernel::tcv;
+    }
     // The audit of 2026-11-28 (bench/results/2026-11-28-h100-audit-s38: gemv_pdl, tcv_pdl, tcw_pdl beside
     // automatic_pdl in one run, all four catalogue models, M = 2..16, k = 2..5) had tcv ahead of gemv at M = 2,
     // k = 4 on rows of N = 8192 with K >= 8192 (on tcv's pair table, from 32 M weights): Llama-3-70B q/o_proj
@@ -436,7 +441,11 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // tcv's pair table (2026-11-26, bench/results/2026-11-26-h100-gemvadj, same call) tcv takes the narrow
   // ones too: Qwen3 shared_expert.down 3.37 / 3.41 us at M = 1 / 2 against gemv's 3.66 (adjacent-pair
   // table) / 3.80.
-  const bool tcv_short_rows = w.K <= 512 && (w.N > 2048 || (w.bits == 2 && detail::tcv_uses_pairs(w, false, M)));
+  // On the H200 gemv keeps the narrow ones at M = 1, k = 2 without PDL (gemv_short_narrow_fast; with PDL M = 1 of
+  // short rows went to gemv above).
+  const bool tcv_short_rows =
+      w.K <= 512 && (w.N > 2048 || (w.bits == 2 && detail::tcv_uses_pairs(w, false, M) &&
+                                    !gemv_short_narrow_fast(M, w.bits, false, detail::device_peak_dram_gbps())));
   if (M <= 2) return tcv_short_rows || !detail::gemv_fits(w) ? Kernel::tcv : Kernel::gemv;
   // gemv's cluster split-K (grids of one CTA per SM) made it the faster kernel up to M = 4 on
   // narrow weights (bench/results/2026-11-25-h100-cluster, k = 2..5: Qwen3 k_proj / v_proj, GLM

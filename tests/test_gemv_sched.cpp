@@ -241,3 +241,16 @@ TEST_CASE("gemv plan: the balance pad holds a kernel to need CTAs per SM (gemv_b
         CHECK(pad % 16 == 0);             // the static arrays' and the reserve's alignment kept
       }
 }
+
+TEST_CASE("gemv_short_narrow_fast: gemv keeps short narrow rows at M = 2, k >= 3 under PDL and M = 1, k = 2 without, on the H200 only") {
+  for (double gbps : {3350.0, 3900.0, 4800.0}) {
+    const bool fast = gbps >= 4500.0;  // the H200 (4,800), not an H100 SXM (3,350) or NVL (~3,900)
+    for (int bits = 2; bits <= 5; ++bits) {
+      CHECK(kbit::gemv_short_narrow_fast(2, bits, true, gbps) == (fast && bits >= 3));
+      CHECK(kbit::gemv_short_narrow_fast(1, bits, false, gbps) == (fast && bits == 2));
+      CHECK_FALSE(kbit::gemv_short_narrow_fast(3, bits, true, gbps));
+      CHECK_FALSE(kbit::gemv_short_narrow_fast(2, bits, false, gbps));
+      CHECK_FALSE(kbit::gemv_short_narrow_fast(1, bits, true, gbps));
+    }
+  }
+}

@@ -948,7 +948,7 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
   // (8.4 M weights, a one-wave grid of 8 slices: tcv's early launch at M = 3, 4, then tcw), 4096 x
   // 4096 (16.8 M weights, tcv's workspace grid cut to one wave of 3 slices: its early launch at M = 3..8)
   // and 2048 x 10240 (21 M, cut to 6 slices: tcv at M = 4; bench/results/2026-11-27-h100-tcvwave). At
-  // k = 3 the short narrow rows go to tcv from M = 2 too; at k = 2 the 21 M shape goes to tcv's pair
+  // k = 3 the short narrow rows go to tcv from M = 2 too (on the H200 from M = 3 at k >= 3); at k = 2 the 21 M shape goes to tcv's pair
   // table at M = 2 but stays on gemv at M = 1 (rows of K > 2048), 16384 x 2048 (34 M) to tcv at M = 1 (to gemv
   // where gemv's activation-sum tables are on: gemv_lut_enabled, bench/results/2026-11-28-h200-lut);
   // at k = 3 4096 x 8192 (34 M, tcv's k = 3 pair table) to tcv at M = 2, gemv at M = 1
@@ -966,7 +966,12 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
     int bits = 4;
   };
   const gpu::Kernel k2_wide_m1 = gpu::detail::gemv_lut_enabled() ? gpu::Kernel::gemv : gpu::Kernel::tcv;
-  const std::vector<Case> cases = {{2048, 512, 1, gpu::Kernel::gemv},  {2048, 512, 2, gpu::Kernel::tcv},
+  // The short narrow rows at M = 2, k >= 3 stay on gemv on the H200 (gemv_short_narrow_fast: >= 4,500 GB/s of peak
+  // DRAM bandwidth; bench/results/2026-11-28-h200-shortrows).
+  const gpu::Kernel narrow_m2 = kbit::gemv_short_narrow_fast(2, 4, true, gpu::detail::device_peak_dram_gbps())
+                                    ? gpu::Kernel::gemv
+                                    : gpu::Kernel::tcv;
+  const std::vector<Case> cases = {{2048, 512, 1, gpu::Kernel::gemv},  {2048, 512, 2, narrow_m2},
                                    {2048, 512, 4, gpu::Kernel::tcv},   {8960, 512, 1, gpu::Kernel::gemv},
                                    {1024, 4096, 1, gpu::Kernel::gemv}, {1024, 4096, 2, gpu::Kernel::gemv},
                                    {1024, 4096, 3, gpu::Kernel::tcv},  {1024, 4096, 16, gpu::Kernel::tcv},
@@ -976,7 +981,7 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
                                    {2048, 10240, 4, gpu::Kernel::tcv},
                                    {1024, 8192, 4, gpu::Kernel::tcv},  {1024, 8192, 8, gpu::Kernel::tcw},
                                    {1024, 8192, 16, gpu::Kernel::tcw},
-                                   {2048, 512, 2, gpu::Kernel::tcv, 3}, {2048, 512, 1, gpu::Kernel::gemv, 3},
+                                   {2048, 512, 2, narrow_m2, 3}, {2048, 512, 1, gpu::Kernel::gemv, 3},
                                    {2048, 10240, 2, gpu::Kernel::tcv, 2}, {2048, 10240, 1, gpu::Kernel::gemv, 2},
                                    {16384, 2048, 1, k2_wide_m1, 2},    {4096, 8192, 2, gpu::Kernel::tcv, 3},
                                    {4096, 8192, 1, gpu::Kernel::gemv, 3}, {10240, 2048, 2, gpu::Kernel::gemv},
@@ -1095,6 +1100,32 @@ TEST_CASE("gpu: MoE dispatch keeps grouped_gemv up to 16 rows at k = 5 only, on 
       const gpu::MoeKernel at20 = k5_20 ? gpu::MoeKernel::grouped_gemv : gpu::MoeKernel::grouped_tcv;
       CHECK(gpu::choose_moe_kernel(20, w, Act::f16, 0) == at20);
       CHECK(gpu::choose_moe_kernel(24, w, Act::f16, 0) == gpu::MoeKernel::grouped_tcv);
+    }
+  }
+}
+
+TEST_CASE("gpu: automatic keeps short narrow rows on gemv at M = 1 and, on the H200, at M = 2 under PDL from k = 3") {
+  // choose_kernel reads only the shape. Qwen3-Coder-Next shared_expert.down (2048 x 512): gemv at M = 1 but at k = 2
+  // without PDL, where tcv's pair table wins on the H100 and gemv on the H200; under PDL tcv's early launch from
+  // M = 2, but at k >= 3 on the H200 (gemv_short_narrow_fast; bench/results/2026-11-28-h200-shortrows).
+  TiledView w;
+  w.N = 2048;
+  w.K = 512;
+  w.half_cb = true;  // as kbit-quantize writes them
+  const double gbps = gpu::detail::device_peak_dram_gbps();
+  const bool pdl = gpu::detail::device_has_pdl();
+  MESSAGE("peak DRAM bandwidth ", gbps, " GB/s: the H200's short-row rules ", std::string(gbps >= 4500.0 ? "on" : "off"));
+  for (int bits = 2; bits <= 5; ++bits) {
+    CAPTURE(bits);
+    w.bits = bits;
+    const bool k2_gemv = kbit::gemv_short_narrow_fast(1, bits, false, gbps);
+    CHECK(gpu::choose_kernel(1, w, Act::f16, false, false) ==
+          (bits >= 3 || k2_gemv ? gpu::Kernel::gemv : gpu::Kernel::tcv));
+    if (pdl) {
+      CHECK(gpu::choose_kernel(1, w, Act::f16, false, true) == gpu::Kernel::gemv);
+      CHECK(gpu::choose_kernel(2, w, Act::f16, false, true) ==
+            (kbit::gemv_short_narrow_fast(2, bits, true, gbps) ? gpu::Kernel::gemv : gpu::Kernel::tcv));
+      CHECK(gpu::choose_kernel(3, w, Act::f16, false, true) == gpu::Kernel::tcv);
     }
   }
 }

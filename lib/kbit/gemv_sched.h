@@ -134,6 +134,16 @@ inline double peak_dram_gbps(int64_t mem_clock_khz, int64_t bus_bits) {
 inline constexpr double kGemvPairsMultiwaveMinGbps = 4500.0;
 inline bool gemv_pairs_multiwave(double peak_gbps) { return peak_gbps >= kGemvPairsMultiwaveMinGbps; }
 
+// Short narrow rows (K <= 512, N <= 2048: Qwen3-Coder-Next shared_expert.down) on GPUs of that bandwidth (the H200):
+// the dispatch keeps gemv at M = 2, k >= 3 under PDL (gemv_pdl 2.05 / 2.06 / 2.11 us at k = 3 / 4 / 5 against
+// tcv_pdl's 2.16 / 2.14 / 2.45) and at M = 1, k = 2 without it (3.45 against 3.58), three reps each
+// (bench/results/2026-11-28-h200-shortrows), where the H100 had tcv ahead at both (2.48 against 2.58 at M = 2, k = 4
+// and 2.42 against 2.63 at k = 5, -h100-tcvearly; 3.37 against 3.66 at M = 1, k = 2, -h100-gemvadj).
+inline bool gemv_short_narrow_fast(int64_t M, int bits, bool pdl, double peak_gbps) {
+  if (peak_gbps < kGemvPairsMultiwaveMinGbps) return false;
+  return pdl ? M == 2 && bits >= 3 : M == 1 && bits == 2;
+}
+
 // The balance of one-wave early grids (kernels/gemv.cu, KBIT_GEMV_BALANCE): the dynamic shared memory that holds a
 // kernel of `static_bytes` of static shared memory to `need` CTAs on an SM of `smem_per_sm` bytes that reserves
 // `reserved` bytes per CTA -- each CTA's share in whole 128-byte allocation units (the occupancy calculator's
