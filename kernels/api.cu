@@ -204,7 +204,8 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // Qwen3, GLM and Llama-3-8B at M = 1..16, k = 4) three choices change:
   // - short rows (K <= 512) of narrow weights go to gemv up to M = 4: Qwen3 shared_expert.down
   //   2.45 / 2.85 / 2.96 us at M = 1 / 2 / 4 against tcv's 3.37-3.39 (cuBLAS fp16 3.7); since tcv's
-  //   early launches (below) at M = 1 only (k = 3 too since the dispatch audit below);
+  //   early launches (below) at M = 1 only (k = 3 too since the dispatch audit below), and on the H200 at M = 2,
+  //   k >= 3 again (gemv_short_narrow_fast);
   // - rows of K >= 4096 below 8 M weights go to tcv up to M = 16: Llama-3-8B k_proj M = 1 / 2 / 16
   //   4.58 / 4.59 / 6.28 us against gemv's 5.12 / 6.09 and tcw's 6.79 (-pdl8);
   // - tcw takes M = 2..8 on 8 M .. 100 M weights with rows of K >= 4096 where tcv's plan is not a
@@ -424,12 +425,15 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   const bool gemv_m2 = pdl_live && M == 2 && w.bits == 4 && weights >= 16.0e6 && !detail::tcv_uses_pairs(w, false, M);
   // At k = 2 gemv's activation-sum tables keep M = 1 from 8 M weights, with PDL and without (q_proj 4.73 us against
   // tcv's 4.91 without; bench/results/2026-11-28-h200-lutland), where tcv's one pass still leads below (GLM q_b_proj,
-  // 3.9 M: 2.52 against 2.96 under PDL). Under PDL from 8 M only with the balance on (gemv_balance_enabled): it evens
-  // out q_proj's early grid (8.4 M, 512 CTAs, 4 per SM), and gemv_pdl went from 3.42 us against tcv's 3.22 without it
+  // 3.9 M: 2.52 against 2.96 under PDL). Under PDL from 8 M only with the balance on (gemv_balance_enabled) on the
+  // H200: it evens out q_proj's early grid (8.4 M, 512 CTAs, 4 per SM), and gemv_pdl went from 3.42 us against tcv's 3.22 without it
   // (-h200-lutland: then this bound was 16 M under PDL) to 3.17-3.19 against 3.25-3.27 with it (three reps,
   // bench/results/2026-11-28-h200-checks-s43).
-  const bool lut_m1 = M == 1 && w.bits == 2 &&
-                      weights >= (pdl_live && !detail::gemv_balance_enabled() ? 16.0e6 : 8.0e6) &&
+  // Measured on the H200 only, where the balance pads that grid (need 4 of 5 CTAs per SM on 132 SMs); on a GPU where it
+  // would not (fewer SMs: need = per-SM occupancy) or not yet measured (the H100) the 16 M bound stays: the device
+  // gate is gemv_pairs_multiwave's bandwidth threshold.
+  const bool lut_pdl8 = detail::gemv_balance_enabled() && gemv_pairs_multiwave(detail::device_peak_dram_gbps());
+  const bool lut_m1 = M == 1 && w.bits == 2 && weights >= (pdl_live && !lut_pdl8 ? 16.0e6 : 8.0e6) &&
                       detail::gemv_lut_enabled();
   const bool gemv_wide =
       (gemv_m2 || lut_m1 || (M == 1 && w.bits >= 3 && weights >= (pdl_live ? 8.0e6 : 16.0e6))) && detail::gemv_fits(w);
@@ -735,10 +739,11 @@ MoeKernel choose_moe(int64_t total_rows, const TiledView& w, bool tcw) {
   const bool gemv_short = total_rows <= 16 && w.bits >= KBIT_MOE_GEMV_SHORT_MIN_BITS &&
                           (w.K <= 512 || w.N >= KBIT_MOE_GEMV_K5_MIN_N);
   const bool gemv_k5_long = total_rows > 16 && total_rows <= 20 && w.bits >= 5 && (w.K >= 2048 || w.K <= 512);
-  // On the H200 grouped_gemv keeps the short rows of one token at k = 3, 4 too (moe_gemv_short_fast,
-  // lib/kbit/moe_sched.h: Qwen3 experts.down at 10 rows 5.13 / 5.37 us against grouped_tcv's 5.45 / 5.69, three reps,
-  // bench/results/2026-11-28-h200-moem1; the H100 had grouped_tcv even or ahead).
-  const bool gemv_short_fast = moe_gemv_short_fast(total_rows, w.bits, w.K, detail::device_peak_dram_gbps());
+  // On the H200 grouped_gemv keeps the short rows of one token at k = 3, 4 too, one row per expert (moe_gemv_short_fast,
+  // lib/kbit/moe_sched.h: Qwen3 experts.down at 10 rows 5.13 / 5.37 us against grouped_tcv's 5.45 / 5.69 under PDL,
+  // three reps, bench/results/2026-11-28-h200-moem1; the H100 had grouped_tcv even or ahead). Plain launches follow
+  // (automatic 5.73 / 5.93 us in -moem1/land against grouped_tcv's 6.24 at k = 4 in -record-s40, a cross-run figure).
+  const bool gemv_short_fast = moe_gemv_short_fast(w.E, total_rows, w.bits, w.K, detail::device_peak_dram_gbps());
   if ((gemv_short || gemv_k5_long || gemv_short_fast) && detail::gemv_fits(w)) return MoeKernel::grouped_gemv;
   // grouped_tcw (sm_90a) from 8 mean rows, at k = 2, 3 and 4 (H100, bench/results/2026-11-25-h100-
   // groupedtcw/run1, against grouped_tcv): GLM-4.7-Flash experts at 8 mean rows (M = 128) down 72.7

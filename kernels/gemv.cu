@@ -471,15 +471,21 @@ int64_t gemv_balance_launches() { return g_gemv_balance_launches.load(std::memor
 
 int gemv_balance_resident(int need, int* unpadded) {
   const auto kern = gemv_kernel<Act::f16, 2, 1, kGemvEarly, true, 0, true>;
-  int per_sm = 0, n = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, kGemvThreads, 0) != cudaSuccess) return -1;
+  // The CTAs per SM the launch path counts (its plan's slots: the workspace instantiation's occupancy) -- the range
+  // of need the balance serves -- then the pad balance_pad gives and the calculator's count at it.
+  const int per_sm = gemv_blocks_per_sm<Act::f16, 2, 1, true, true>();
   if (unpadded != nullptr) *unpadded = per_sm;
+  if (per_sm <= 0) return -1;
   if (!balance_on()) return -2;
   const int64_t sms = device_sm_count();
-  static int cache[64][16] = {};
+  static int cache[64][16] = {};  // this hook's own: the launch path's stays as its launches left it
   const size_t pad = balance_pad(kern, need * sms, per_sm * sms, cache);
   if (pad == 0) return 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, kGemvThreads, pad) != cudaSuccess) return -1;
+  int n = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, kGemvThreads, pad) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
   return n;
 }
 

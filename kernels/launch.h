@@ -66,7 +66,7 @@ int64_t gemv_balance_launches();
 // Tests only: the CTAs per SM that the CUDA occupancy calculator gives gemv's early M = 1, k = 2 activation-sum kernel
 // (f16) at the pad the balance asks for `need` CTAs per SM on this device; 0 where it asks for none (need outside
 // kGemvBalanceMinNeed .. unpadded - 1, or the pad did not give `need`), -1 on a failed query, -2 with the balance off.
-// `unpadded`: that kernel's CTAs per SM without a pad.
+// `unpadded`: the CTAs per SM the launch path counts for that kernel's plans (unpadded).
 int gemv_balance_resident(int need, int* unpadded);
 // Diagnostics only (KBIT_GEMV_TIMELINE builds of gemv.cu; the stamps are gemv_common.cuh's gemv_tile's): the
 // register pipeline's warps stamp each step into buf, a device buffer of gemv_timeline_words(ctas) words, for the

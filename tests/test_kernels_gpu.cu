@@ -942,7 +942,7 @@ TEST_CASE("gpu: the balance's pads hold gemv's early kernel to the CTAs per SM a
 
 TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and stays exact") {
   // Shapes of the PDL rules of choose_kernel: 2048 x 512 (short narrow rows: gemv at M = 1, tcv's
-  // early launch from M = 2), 8960 x 512 (short wide rows: gemv at M = 1), 1024 x 4096 (K >= 4096
+  // early launch from M = 2, on the H200 from M = 3 at k >= 3), 8960 x 512 (short wide rows: gemv at M = 1), 1024 x 4096 (K >= 4096
   // below 8 M weights: gemv at M = 1, 2, tcv at M = 3..16), 2048 x 5120 (10.5 M weights, tcv's
   // one-wave split grid of 5 slices: gemv at M = 2, tcv's early launch at M = 3..16), 1024 x 8192
   // (8.4 M weights, a one-wave grid of 8 slices: tcv's early launch at M = 3, 4, then tcw), 4096 x
@@ -1089,10 +1089,12 @@ TEST_CASE("gpu: MoE dispatch keeps grouped_gemv up to 16 rows at k = 5 only, on 
       const gpu::MoeKernel small = bits == 5 && gemv_shape ? gpu::MoeKernel::grouped_gemv : gpu::MoeKernel::grouped_tcv;
       // On the H200 also k = 3, 4 on the short rows up to 10 routed rows (moe_gemv_short_fast,
       // bench/results/2026-11-28-h200-moem1).
-      const bool fast = kbit::moe_gemv_short_fast(10, bits, c.K, gpu::detail::device_peak_dram_gbps());
-      const gpu::MoeKernel upto10 = fast ? gpu::MoeKernel::grouped_gemv : small;
-      CHECK(gpu::choose_moe_kernel(4, w, Act::f16, 0) == upto10);
-      CHECK(gpu::choose_moe_kernel(10, w, Act::f16, 0) == upto10);
+      const double gbps = gpu::detail::device_peak_dram_gbps();
+      for (int64_t rows : {4, 10})
+        CHECK(gpu::choose_moe_kernel(rows, w, Act::f16, 0) ==
+              (kbit::moe_gemv_short_fast(c.E, rows, bits, c.K, gbps) ? gpu::MoeKernel::grouped_gemv : small));
+      if (c.E == 512 && c.K == 512 && gbps >= kbit::kMoeGemvShortFastMinGbps && (bits == 3 || bits == 4))
+        CHECK(gpu::choose_moe_kernel(10, w, Act::f16, 0) == gpu::MoeKernel::grouped_gemv);  // the measured row
       CHECK(gpu::choose_moe_kernel(16, w, Act::f16, 0) == small);
       // 17..20 rows at k = 5 on rows of K >= 2048 (both experts.gate_up; bench/results/2026-11-28-h100-moesmall-s39)
       // or K <= 512 (Qwen3 experts.down; bench/results/2026-11-28-h200-final-s40).
@@ -1136,8 +1138,8 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
   // with live PDL (gemv, bench/results/2026-11-27-h100-daudit2); its q_proj (4096 x 2048, 8.4 M) stays
   // on tcv (bench/results/2026-11-26-h100-record-s16) unless PDL is live (gemv from k = 3). At k = 2 gemv takes
   // dense.gate_up at M = 1 back where its activation-sum tables are on (gemv_lut_enabled; -h200-lut), and q_proj
-  // without PDL (-h200-lutland) and with it where the balance is on (-h200-checks-s43). On the
-  // H100 the tcv expectations below all apply.
+  // without PDL (-h200-lutland) and with it on the H200 where the balance is on (-h200-checks-s43); so on the H100
+  // q_proj at k = 2 goes to gemv without PDL (the tables) and to tcv with it.
   TiledView w;
   w.N = 10240;
   w.K = 2048;
@@ -1162,9 +1164,11 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
       // With live PDL gemv's early launch takes q_proj at k >= 3 (bench/results/2026-11-26-h100-gemvearly).
       const bool pdl_live = pdl && gpu::detail::device_has_pdl();
       const bool lut = gpu::detail::gemv_lut_enabled();
-      // At k = 2 the tables take q_proj without PDL, and with it where the balance evens out its early grid
-      // (gemv_balance_enabled; bench/results/2026-11-28-h200-checks-s43).
-      const bool lut_q = bits == 2 && lut && (!pdl_live || gpu::detail::gemv_balance_enabled());
+      // At k = 2 the tables take q_proj without PDL, and with it on the H200 where the balance evens out its early
+      // grid (gemv_balance_enabled; bench/results/2026-11-28-h200-checks-s43).
+      const bool lut_q = bits == 2 && lut &&
+                         (!pdl_live || (gpu::detail::gemv_balance_enabled() &&
+                                        kbit::gemv_pairs_multiwave(gpu::detail::device_peak_dram_gbps())));
       if (pass_q)
         CHECK(gpu::choose_kernel(1, w, Act::f16, false, pdl) ==
               ((pdl_live && bits >= 3) || lut_q ? gpu::Kernel::gemv : gpu::Kernel::tcv));

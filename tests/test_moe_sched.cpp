@@ -74,16 +74,21 @@ TEST_CASE("moe rows hint: the caller's hint, else the mean rows per active exper
 }
 
 TEST_CASE("moe dispatch: grouped_gemv keeps short rows of one token at k = 3, 4 on the H200 only") {
-  // Qwen3-Coder-Next experts.down (K = 512) at 10 routed rows: on from 4,500 GB/s of peak DRAM bandwidth (the H200's
-  // 4,800), off on an H100 (3,350; the NVL's ~3,900) and past 10 rows, at k = 2 and 5, and on rows of K > 512.
-  CHECK(kbit::moe_gemv_short_fast(10, 3, 512, 4800.0));
-  CHECK(kbit::moe_gemv_short_fast(10, 4, 512, 4800.0));
-  CHECK(kbit::moe_gemv_short_fast(1, 4, 256, 4500.0));
-  CHECK_FALSE(kbit::moe_gemv_short_fast(10, 4, 512, 3350.0));
-  CHECK_FALSE(kbit::moe_gemv_short_fast(10, 4, 512, 3900.0));
-  CHECK_FALSE(kbit::moe_gemv_short_fast(11, 4, 512, 4800.0));
-  CHECK_FALSE(kbit::moe_gemv_short_fast(20, 3, 512, 4800.0));
-  CHECK_FALSE(kbit::moe_gemv_short_fast(10, 2, 512, 4800.0));
-  CHECK_FALSE(kbit::moe_gemv_short_fast(10, 5, 512, 4800.0));
-  CHECK_FALSE(kbit::moe_gemv_short_fast(10, 4, 1536, 4800.0));
+  // Qwen3-Coder-Next experts.down (512 experts, K = 512) at 10 routed rows: on from 4,500 GB/s of peak DRAM bandwidth
+  // (the H200's 4,800), off on an H100 (3,350; the NVL's ~3,900), past 10 rows, at k = 2 and 5, on rows of K > 512,
+  // and where the rows share experts (fewer experts than rows: mean > 1 row per active expert).
+  CHECK(kbit::moe_gemv_short_fast(512, 10, 3, 512, 4800.0));
+  CHECK(kbit::moe_gemv_short_fast(512, 10, 4, 512, 4800.0));
+  CHECK(kbit::moe_gemv_short_fast(64, 1, 4, 256, 4500.0));
+  CHECK(kbit::moe_gemv_short_fast(10, 10, 4, 512, 4800.0));
+  CHECK_FALSE(kbit::moe_gemv_short_fast(512, 10, 4, 512, 3350.0));
+  CHECK_FALSE(kbit::moe_gemv_short_fast(512, 10, 4, 512, 3900.0));
+  CHECK_FALSE(kbit::moe_gemv_short_fast(512, 11, 4, 512, 4800.0));
+  CHECK_FALSE(kbit::moe_gemv_short_fast(512, 20, 3, 512, 4800.0));
+  CHECK_FALSE(kbit::moe_gemv_short_fast(512, 10, 2, 512, 4800.0));
+  CHECK_FALSE(kbit::moe_gemv_short_fast(512, 10, 5, 512, 4800.0));
+  CHECK_FALSE(kbit::moe_gemv_short_fast(512, 10, 4, 1536, 4800.0));
+  CHECK_FALSE(kbit::moe_gemv_short_fast(9, 10, 4, 512, 4800.0));
+  CHECK_FALSE(kbit::moe_gemv_short_fast(1, 8, 4, 512, 4800.0));
+  CHECK_FALSE(kbit::moe_gemv_short_fast(5, 10, 3, 512, 4800.0));
 }
