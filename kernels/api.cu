@@ -430,11 +430,11 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // (-h200-lutland: then this bound was 16 M under PDL) to 3.17-3.19 against 3.25-3.27 with it (three reps,
   // bench/results/2026-11-28-h200-checks-s43).
   // Measured on the H200 only, where the balance pads that grid (need 4 of 5 CTAs per SM on 132 SMs); on a GPU where it
-  // would not (fewer SMs: need = per-SM occupancy) or not yet measured (the H100) the 16 M bound stays: the device
-  // gate is gemv_pairs_multiwave's bandwidth threshold.
-  const bool lut_pdl8 = detail::gemv_balance_enabled() && gemv_pairs_multiwave(detail::device_peak_dram_gbps());
-  const bool lut_m1 = M == 1 && w.bits == 2 && weights >= (pdl_live && !lut_pdl8 ? 16.0e6 : 8.0e6) &&
-                      detail::gemv_lut_enabled();
+  // would not (fewer SMs: need = per-SM occupancy) or not yet measured (the H100) the 16 M bound stays (fast_dram).
+  const bool lut_m1 = M == 1 && w.bits == 2 && detail::gemv_lut_enabled() &&
+                      (weights >= 16.0e6 ||
+                       (weights >= 8.0e6 && (!pdl_live || (detail::gemv_balance_enabled() &&
+                                                           fast_dram(detail::device_peak_dram_gbps())))));
   const bool gemv_wide =
       (gemv_m2 || lut_m1 || (M == 1 && w.bits >= 3 && weights >= (pdl_live ? 8.0e6 : 16.0e6))) && detail::gemv_fits(w);
   if (M <= 2 && w.K > 512 && weights >= 3.5e6 && !gemv_wide && tcv_one_pass()) return Kernel::tcv;

@@ -765,6 +765,45 @@ bool launch_pdl(gpu::Kernel kernel, Act act, const DeviceWeights& w, const uint1
   REQUIRE_MESSAGE(s == gpu::Status::ok, gpu::status_name(s), ": ", gpu::status_message());
   return true;
 }
+
+// Each of `kernels` launched with LinearArgs::pdl behind slow_producer on `s`, for every k of bits_list, shape (N, K) of
+// `sh` and M of `Ms`, in f16 and bf16: C must equal the CPU reference bit for bit. Seeds come from `seed` (one per
+// shape's weights, then one per M's activations); a kernel that refuses M (launch_pdl) is skipped.
+void check_pdl_exact(cudaStream_t s, uint64_t& seed, const std::vector<gpu::Kernel>& kernels, const char* label,
+                     const std::vector<std::pair<int64_t, int64_t>>& sh, const std::vector<int64_t>& Ms,
+                     const std::vector<int>& bits_list = {2, 3, 4, 5}) {
+  for (int bits : bits_list)
+    for (const auto& [N, K] : sh) {
+      const QuantizedTensor q = make_exact_weights(bits, 1, N, K, seed++);
+      const DeviceWeights w(q);
+      for (int64_t M : Ms) {
+        const std::vector<float> A = make_exact_activations(M, K, seed++);
+        std::vector<float> ref(size_t(M * N));
+        gemm_ref(A.data(), M, q.view(), ref.data());
+        for (Act act : {Act::f16, Act::bf16}) {
+          const std::vector<uint16_t> want = to_act(act, ref);
+          const DeviceBuf<uint16_t> src(to_act(act, A));
+          for (gpu::Kernel kernel : kernels) {
+            DeviceBuf<uint16_t> dA(size_t(M * K)), dC(size_t(M * N));
+            dA.poison();  // NaN until the producer writes it
+            dC.zero();
+            DeviceBuf<char> ws(gpu::linear_workspace_bytes(M, w.view, act, kernel));
+            ws.zero();
+            bool ran = false;
+            behind_slow_producer(s, src, dA, dC, [&] { ran = launch_pdl(kernel, act, w, dA.p, dC.p, M, ws, s, true); });
+            if (!ran) continue;
+            const std::vector<uint16_t> got = dC.host();
+            const int64_t bad = first_mismatch(got, want);
+            CHECK_MESSAGE(bad < 0, std::string(label), std::string(gpu::kernel_name(kernel)), " k=", bits, " N=", N,
+                          " K=", K, " M=", M, " ", std::string(act_name(act)), ": first wrong element ", bad, " = ",
+                          bad >= 0 ? from_act(act, got[size_t(bad)]) : 0.0f, " want ",
+                          bad >= 0 ? from_act(act, want[size_t(bad)]) : 0.0f);
+          }
+        }
+      }
+    }
+}
+
 }  // namespace
 
 TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them in the stream") {
@@ -793,36 +832,7 @@ TEST_CASE("gpu: with LinearArgs::pdl the kernels wait for the work before them i
                                                            {64, 4096},  {2048, 512}, {1024, 2048}};
   auto check = [&](const std::vector<gpu::Kernel>& kernels, const char* label,
                    const std::vector<std::pair<int64_t, int64_t>>& sh, const std::vector<int64_t>& Ms) {
-    for (int bits : {2, 3, 4, 5})
-      for (const auto& [N, K] : sh) {
-        const QuantizedTensor q = make_exact_weights(bits, 1, N, K, seed++);
-        const DeviceWeights w(q);
-        for (int64_t M : Ms) {
-          const std::vector<float> A = make_exact_activations(M, K, seed++);
-          std::vector<float> ref(size_t(M * N));
-          gemm_ref(A.data(), M, q.view(), ref.data());
-          for (Act act : {Act::f16, Act::bf16}) {
-            const std::vector<uint16_t> want = to_act(act, ref);
-            const DeviceBuf<uint16_t> src(to_act(act, A));
-            for (gpu::Kernel kernel : kernels) {
-              DeviceBuf<uint16_t> dA(size_t(M * K)), dC(size_t(M * N));
-              dA.poison();  // NaN until the producer writes it
-              dC.zero();
-              DeviceBuf<char> ws(gpu::linear_workspace_bytes(M, w.view, act, kernel));
-              ws.zero();
-              bool ran = false;
-              behind_slow_producer(st.s, src, dA, dC, [&] { ran = launch_pdl(kernel, act, w, dA.p, dC.p, M, ws, st.s, true); });
-              if (!ran) continue;
-              const std::vector<uint16_t> got = dC.host();
-              const int64_t bad = first_mismatch(got, want);
-              CHECK_MESSAGE(bad < 0, std::string(label), std::string(gpu::kernel_name(kernel)), " k=", bits, " N=", N,
-                            " K=", K, " M=", M, " ", std::string(act_name(act)), ": first wrong element ", bad, " = ",
-                            bad >= 0 ? from_act(act, got[size_t(bad)]) : 0.0f, " want ",
-                            bad >= 0 ? from_act(act, want[size_t(bad)]) : 0.0f);
-            }
-          }
-        }
-      }
+    check_pdl_exact(st.s, seed, kernels, label, sh, Ms);
   };
   std::vector<gpu::Kernel> kernels = {gpu::Kernel::gemv, gpu::Kernel::tcv, gpu::Kernel::automatic};
   if (gpu::tcw_supported()) kernels.push_back(gpu::Kernel::tcw);
@@ -912,26 +922,7 @@ TEST_CASE("gpu: the balance's pads hold gemv's early kernel to the CTAs per SM a
   gpu::detail::gemv_force_staged(2);
   const int64_t before = gpu::detail::gemv_balance_launches();
   uint64_t seed = 9700;
-  for (const auto& [N, K] : {std::pair<int64_t, int64_t>{1024, 8192}, {2048, 4096}}) {
-    const QuantizedTensor q = make_exact_weights(2, 1, N, K, seed++);
-    const DeviceWeights w(q);
-    const std::vector<float> A = make_exact_activations(1, K, seed++);
-    std::vector<float> ref(static_cast<size_t>(N));
-    gemm_ref(A.data(), 1, q.view(), ref.data());
-    for (Act act : {Act::f16, Act::bf16}) {
-      const std::vector<uint16_t> want = to_act(act, ref);
-      const DeviceBuf<uint16_t> src(to_act(act, A));
-      DeviceBuf<uint16_t> dA(static_cast<size_t>(K)), dC(static_cast<size_t>(N));
-      dA.poison();
-      dC.zero();
-      DeviceBuf<char> ws(gpu::linear_workspace_bytes(1, w.view, act, gpu::Kernel::gemv));
-      ws.zero();
-      behind_slow_producer(st.s, src, dA, dC,
-                           [&] { REQUIRE(launch_pdl(gpu::Kernel::gemv, act, w, dA.p, dC.p, 1, ws, st.s, true)); });
-      const int64_t bad = first_mismatch(dC.host(), want);
-      CHECK_MESSAGE(bad < 0, "balance N=", N, " K=", K, " ", std::string(act_name(act)), ": first wrong element ", bad);
-    }
-  }
+  check_pdl_exact(st.s, seed, {gpu::Kernel::gemv}, "pdl gemv balance: ", {{1024, 8192}, {2048, 4096}}, {1}, {2});
   gpu::detail::gemv_force_staged(0);
   const int64_t padded = gpu::detail::gemv_balance_launches() - before;
   if (gpu::detail::device_sm_count() == 132 && unpadded == 5)
@@ -1093,7 +1084,7 @@ TEST_CASE("gpu: MoE dispatch keeps grouped_gemv up to 16 rows at k = 5 only, on 
       for (int64_t rows : {4, 10})
         CHECK(gpu::choose_moe_kernel(rows, w, Act::f16, 0) ==
               (kbit::moe_gemv_short_fast(c.E, rows, bits, c.K, gbps) ? gpu::MoeKernel::grouped_gemv : small));
-      if (c.E == 512 && c.K == 512 && gbps >= kbit::kMoeGemvShortFastMinGbps && (bits == 3 || bits == 4))
+      if (c.E == 512 && c.K == 512 && kbit::fast_dram(gbps) && (bits == 3 || bits == 4))
         CHECK(gpu::choose_moe_kernel(10, w, Act::f16, 0) == gpu::MoeKernel::grouped_gemv);  // the measured row
       CHECK(gpu::choose_moe_kernel(16, w, Act::f16, 0) == small);
       // 17..20 rows at k = 5 on rows of K >= 2048 (both experts.gate_up; bench/results/2026-11-28-h100-moesmall-s39)
@@ -1168,7 +1159,7 @@ TEST_CASE("gpu: automatic gives the widest one-pass shapes to gemv at M = 1 from
       // grid (gemv_balance_enabled; bench/results/2026-11-28-h200-checks-s43).
       const bool lut_q = bits == 2 && lut &&
                          (!pdl_live || (gpu::detail::gemv_balance_enabled() &&
-                                        kbit::gemv_pairs_multiwave(gpu::detail::device_peak_dram_gbps())));
+                                        kbit::fast_dram(gpu::detail::device_peak_dram_gbps())));
       if (pass_q)
         CHECK(gpu::choose_kernel(1, w, Act::f16, false, pdl) ==
               ((pdl_live && bits >= 3) || lut_q ? gpu::Kernel::gemv : gpu::Kernel::tcv));

@@ -127,20 +127,23 @@ inline bool gemv_use_staged(const GemvPlan& reg, const GemvPlan& staged, int64_t
 inline double peak_dram_gbps(int64_t mem_clock_khz, int64_t bus_bits) {
   return static_cast<double>(mem_clock_khz) * 1e3 * 2.0 * static_cast<double>(bus_bits) / 8.0 / 1e9;
 }
+// The device class of the dispatch rules measured on the H200 only (gemv_pairs_multiwave, gemv_short_narrow_fast,
+// moe_gemv_short_fast, automatic's M = 1, k = 2 bound under PDL): from 4,500 GB/s of peak bandwidth -- the H200; not an
+// H100 of any form, whose fastest, the NVL, reads ~3,900 by its datasheet, ~4,020 by this formula.
+inline constexpr double kFastDramMinGbps = 4500.0;
+inline bool fast_dram(double peak_gbps) { return peak_gbps >= kFastDramMinGbps; }
 // On the H100 the table lost on Llama-3-70B gate_up at M = 1 (896 CTAs on 528 slots: 93.8 -> 99.7 us,
 // bench/results/2026-11-26-h100-gemvpairs), so it stays off there; on the H200 it won on the same grid (95.10 ->
-// 87.67 us, bench/results/2026-11-28-h200-gemvptmw). From 4,500 GB/s of peak bandwidth (the H200; not an H100 of any
-// form, whose fastest, the NVL, reads ~3,900 by its datasheet, ~4,020 by this formula) the table stays on.
-inline constexpr double kGemvPairsMultiwaveMinGbps = 4500.0;
-inline bool gemv_pairs_multiwave(double peak_gbps) { return peak_gbps >= kGemvPairsMultiwaveMinGbps; }
+// 87.67 us, bench/results/2026-11-28-h200-gemvptmw): on fast_dram devices the table stays on.
+inline bool gemv_pairs_multiwave(double peak_gbps) { return fast_dram(peak_gbps); }
 
-// Short narrow rows (K <= 512, N <= 2048: Qwen3-Coder-Next shared_expert.down) on GPUs of that bandwidth (the H200):
+// Short narrow rows (K <= 512, N <= 2048: Qwen3-Coder-Next shared_expert.down) on fast_dram GPUs (the H200):
 // the dispatch keeps gemv at M = 2, k >= 3 under PDL (gemv_pdl 2.05 / 2.06 / 2.11 us at k = 3 / 4 / 5 against
 // tcv_pdl's 2.16 / 2.14 / 2.45) and at M = 1, k = 2 without it (3.45 against 3.58), three reps each
 // (bench/results/2026-11-28-h200-shortrows), where the H100 had tcv ahead at both (2.48 against 2.58 at M = 2, k = 4
 // and 2.42 against 2.63 at k = 5, -h100-tcvearly; 3.37 against 3.66 at M = 1, k = 2, -h100-gemvadj).
 inline bool gemv_short_narrow_fast(int64_t M, int bits, bool pdl, double peak_gbps) {
-  if (peak_gbps < kGemvPairsMultiwaveMinGbps) return false;
+  if (!fast_dram(peak_gbps)) return false;
   return pdl ? M == 2 && bits >= 3 : M == 1 && bits == 2;
 }
 

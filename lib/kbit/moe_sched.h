@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "kbit/gemv_sched.h"
+
 namespace kbit {
 
 // Mean routed rows per active expert, rounded up (at most min(E, total_rows) experts are active):
@@ -37,12 +39,11 @@ inline int64_t moe_max_items(int64_t E, int64_t total_rows, int chunk) {
 // experts at one token), on a GPU of `peak_gbps` peak DRAM bandwidth. On the H200 grouped_gemv led there in three reps under PDL (Qwen3-Coder-
 // Next experts.down at 10 rows: 5.13 / 5.37 us against grouped_tcv's 5.45 / 5.69 at k = 3 / 4;
 // bench/results/2026-11-28-h200-moem1) while on the H100 grouped_tcv tied or led (5.30 / 5.56 against 5.31 / 5.65,
-// bench/results/2026-11-27-h100-moeshort): from 4,500 GB/s, the H200 and not an H100 of any form (the threshold of
-// gemv_pairs_multiwave). Not k = 2 (4.68 against 4.68) nor 20 rows (10.1 / 10.5 against 7.0 / 7.4).
-inline constexpr double kMoeGemvShortFastMinGbps = 4500.0;
+// bench/results/2026-11-27-h100-moeshort): on fast_dram GPUs (gemv_sched.h: the H200, not an H100 of any form). Not
+// k = 2 (4.68 against 4.68) nor 20 rows (10.1 / 10.5 against 7.0 / 7.4).
 inline bool moe_gemv_short_fast(int64_t E, int64_t total_rows, int bits, int64_t K, double peak_gbps) {
   return total_rows <= 10 && moe_mean_rows(E, total_rows) <= 1 && (bits == 3 || bits == 4) && K <= 512 &&
-         peak_gbps >= kMoeGemvShortFastMinGbps;
+         fast_dram(peak_gbps);
 }
 
 }  // namespace kbit
