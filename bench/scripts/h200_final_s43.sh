@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Prepared in the forty-third session and NOT RUN (its device time was spent): the next session's first call should run
-# it on main's build. Forty-third session, last call (main after a review narrowed the MoE rule to one row per expert, gated the q_proj
+# Prepared in the forty-third session (its device time was spent) and run as the forty-fourth session's first call on
+# main 0ac9ccc (bench/results/2026-11-28-h200-final-s43). Forty-third session, last call (main after a review narrowed the MoE rule to one row per expert, gated the q_proj
 # rule to the H200 and moved gemv_balance_resident onto the launch path's per-SM count; built here, carried):
 #   1. the whole GPU doctest binary; memcheck over the balance doctest;
 #   2. the plain (non-PDL) A/B the MoE rule lacked: grouped_gemv, grouped_tcv and automatic on Qwen3-Coder-Next's
