@@ -185,6 +185,10 @@ TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl);
 // kGroupedTcwMaxCtas). MoeArgs::pdl is ignored.
 inline constexpr int64_t kGroupedTcwMaxCtas = 0x7fffffff;  // gridDim.x
 int64_t grouped_tcw_ctas(int64_t total_rows, const TiledView& w);
+// Tests only: grouped_tcw's token tile for total_rows on w (grouped_tcw_mn: the mean rows per expert); and a tile
+// of 32, 64, 128 or 256 forced on every launch from now on (0 restores the rule). Whole process.
+int grouped_tcw_token_tile(int64_t total_rows, const TiledView& w);
+void grouped_tcw_force_mn(int mn);
 size_t grouped_tcw_workspace_bytes(int64_t total_rows, const TiledView& w);
 cudaError_t launch_grouped_tcw(const MoeArgs& a);
 

@@ -1802,10 +1802,11 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
       // grouped_tcw at 69 mean rows (64-row items at k = 2, 128 above), an expert whose rows start
       // off the permute's 8-row tiles, N and K tails (N % 128 = 72, K % 256 = 128)
       {2, 200, 640, {100, 37}},
-      // grouped_tcw's token tiles by the mean rows per expert (grouped_tcw.cu, grouped_tcw_mn): 128
-      // rows at mean 60 (k >= 3; 64 at k = 2), 256 at 124 (k >= 3; 64 at k = 2) and at 207; experts
-      // split into items
+      // grouped_tcw's token tiles by the mean rows per expert (grouped_tcw.cu, grouped_tcw_mn): at mean 60
+      // 64 rows (k = 2, 3, 4 on the pair table: two CTAs per SM) or 128 (k = 5); at 96 64 (k = 2, 3, 4) or 256
+      // (k = 5); 256 at 124 (k >= 3; 64 at k = 2) and at 207; experts split into items
       {2, 100, 512, {70, 50}},
+      {2, 200, 512, {130, 62}},
       {2, 136, 384, {150, 97}},
       {2, 72, 256, {300, 113}},
       // grouped_tcw's item widths (the least power-of-two part of the tile, >= 32, that holds the
@@ -2081,6 +2082,78 @@ TEST_CASE("gpu: linear reports violated preconditions") {
   a.kernel = gpu::Kernel::tcw;
   a.M = 65535LL * 256 + 1;
   CHECK(gpu::linear(a) == gpu::Status::bad_kernel);
+}
+
+TEST_CASE("gpu: grouped_tcw at every token tile equals the CPU reference bit for bit; the tile rule") {
+  if (!gpu::tcw_supported()) return;
+  // The rule (grouped_tcw_mn): k = 2 32 / 64 / 256 to 16 / 160 mean rows; k = 3 and k = 4 on the pair table (the
+  // 64-token kernels at two CTAs per SM) 64 to 96 (k = 3: 32 to 8), then 256; k = 5 32 / 128 / 256 to 48 / 72.
+  struct Rule {
+    int bits;
+    int64_t mean;
+    int mn;
+  };
+  for (const Rule& r : std::vector<Rule>{{2, 16, 32}, {2, 17, 64}, {2, 160, 64}, {2, 161, 256}, {3, 8, 32}, {3, 9, 64}, {3, 96, 64},
+                                         {3, 97, 256}, {4, 8, 64}, {4, 96, 64}, {4, 97, 256}, {5, 48, 32}, {5, 49, 128},
+                                         {5, 72, 128}, {5, 73, 256}}) {
+    const QuantizedTensor q = make_exact_weights(r.bits, 4, 64, 256, 3);
+    const DeviceWeights w(q);
+    REQUIRE((r.bits != 4 || gpu::detail::tcw_uses_pairs(w.view)));
+    CHECK_MESSAGE(gpu::detail::grouped_tcw_token_tile(4 * r.mean, w.view) == r.mn, "k=", r.bits, " mean ", r.mean);
+  }
+  // Every tile forced, at every k: the tiles the rule no longer takes (128 at k = 3, 4; 32 at k = 3, 4) stay
+  // correct. Items of every width of each tile, full and partial; K = 512 takes two row tiles per CTA.
+  struct Case {
+    int64_t E, N, K;
+    std::vector<int64_t> rows;
+  };
+  const std::vector<Case> cases = {{4, 200, 512, {300, 97, 0, 33}}, {3, 136, 1088, {64, 65, 1}}};
+  uint64_t seed = 9100;
+  for (int mn : {32, 64, 128, 256}) {
+    gpu::detail::grouped_tcw_force_mn(mn);
+    for (int bits = 2; bits <= 5; ++bits)
+      for (const Case& c : cases) {
+        const QuantizedTensor q = make_exact_weights(bits, c.E, c.N, c.K, seed++);
+        const DeviceWeights w(q);
+        std::vector<int64_t> off(1, 0);
+        for (int64_t r : c.rows) off.push_back(off.back() + r);
+        CHECK(gpu::detail::grouped_tcw_token_tile(off.back(), w.view) == mn);
+        const std::vector<float> A = make_exact_activations(off.back(), c.K, seed++);
+        std::vector<float> ref(size_t(off.back() * c.N));
+        moe_gemm_ref(A.data(), off, q.view(), ref.data());
+        for (Act act : {Act::f16, Act::bf16}) {
+          std::vector<uint16_t> got;
+          run_moe(gpu::MoeKernel::grouped_tcw, act, w, to_act(act, A), off, got);
+          const int64_t bad = first_mismatch(got, to_act(act, ref));
+          CHECK_MESSAGE(bad < 0, "tile ", mn, " k=", bits, " E=", c.E, " N=", c.N, " K=", c.K, " ", act_name(act), ": row ",
+                        bad / c.N, " n ", bad % c.N);
+        }
+      }
+  }
+  gpu::detail::grouped_tcw_force_mn(0);
+}
+
+TEST_CASE("gpu: MoE dispatch takes grouped_tcw from 8 mean rows, from 6 at k = 4 on the pair table") {
+  if (!gpu::tcw_supported()) return;
+  // GLM-4.7-Flash experts.down (64 experts of 2048 x 1536) at 4..9 mean rows (M = 64..144, top-4): grouped_tcv below
+  // moe_tcw_min_mean (bench/results/2026-11-28-h200-gtcwmn64/final).
+  TiledView w;
+  w.E = 64;
+  w.N = 2048;
+  w.K = 1536;
+  for (bool half_cb : {true, false})
+    for (int bits : {3, 4}) {
+      w.half_cb = half_cb;
+      w.bits = bits;
+      const int64_t from = bits == 4 && half_cb ? 6 : 8;
+      for (int64_t mean = 4; mean <= 9; ++mean) {
+        CAPTURE(half_cb);
+        CAPTURE(bits);
+        CAPTURE(mean);
+        CHECK(gpu::choose_moe_kernel(64 * mean, w, Act::f16, 0) ==
+              (mean >= from ? gpu::MoeKernel::grouped_tcw : gpu::MoeKernel::grouped_tcv));
+      }
+    }
 }
 
 TEST_CASE("gpu: grouped_tcw's workspace: refused without it, automatic runs another kernel") {

@@ -92,3 +92,10 @@ TEST_CASE("moe dispatch: grouped_gemv keeps short rows of one token at k = 3, 4 
   CHECK_FALSE(kbit::moe_gemv_short_fast(1, 8, 4, 512, 4800.0));
   CHECK_FALSE(kbit::moe_gemv_short_fast(5, 10, 3, 512, 4800.0));
 }
+
+TEST_CASE("moe grouped_tcw from 8 mean rows, from 6 at k = 4 on the pair table") {
+  for (int bits = 2; bits <= 5; ++bits) {
+    CHECK(kbit::moe_tcw_min_mean(bits, false) == 8);
+    CHECK(kbit::moe_tcw_min_mean(bits, true) == (bits == 4 ? 6 : 8));
+  }
+}
