@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Tables of bench/results/2026-11-28-h200-gtcwmn64 from its kbit-bench text reports (each row's median over the runs
+of an arm; every kbit row must read PASS).
+
+  gtcwmn64_tables.py DIR screen   grouped_tcw per token tile: rule / mn64 / mn128 / mn256 (screen/)
+  gtcwmn64_tables.py DIR land     automatic, old rule / new (land/)
+  gtcwmn64_tables.py DIR cross    grouped_tcv against grouped_tcw at 3-10 mean rows (land/ cross run and final/)
+"""
+import collections
+import glob
+import gzip
+import math
+import re
+import statistics
+import sys
+
+ROW = re.compile(r"(\S+)\s+(\d+)\s+(\d)\s+f16\s+(\S+)\s+(PASS|FAIL|\S+)\s+([\d.]+)")
+REF = re.compile(r"(\S+)\s+(\d+)\s+-\s+f16\s+cublas_\w+\s+ref\s+([\d.]+)")
+EXPERTS = {"qwen3-coder-next": (512, 10), "glm-4.7-flash": (64, 4)}
+
+
+def rows(pattern):
+    """{(shape, M, k): {label: [us, ...]}} and {(shape, M): [best fp16 us, ...]} over the files matching pattern; the
+    label is the file's arm (bench-<i>-<arm>.txt.gz) or, with by_kernel, the kernel."""
+    out, ref = collections.defaultdict(lambda: collections.defaultdict(list)), collections.defaultdict(list)
+    for path in sorted(glob.glob(pattern)):
+        arm = re.search(r"bench-\d+-(\w[\w-]*)\.txt", path).group(1)
+        for line in gzip.open(path, "rt"):
+            m = ROW.match(line)
+            if m and m.group(4) not in ("cublas_loop_f16", "cublas_grouped_f16"):
+                if m.group(5) != "PASS":
+                    sys.exit(f"{path}: not PASS: {line.strip()}")
+                out[(m.group(1), int(m.group(2)), int(m.group(3)))][(arm, m.group(4))].append(float(m.group(6)))
+            m = REF.match(line)
+            if m:
+                ref[(m.group(1), int(m.group(2)))].append(float(m.group(3)))
+    return out, ref
+
+
+def mean_rows(shape, M):
+    e, top = EXPERTS[shape.split(".mlp")[0]]
+    return -(-M * top // min(e, M * top))
+
+
+def geomean(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+
+
+def main():
+    d, what = sys.argv[1], sys.argv[2]
+    if what == "screen":
+        r, _ = rows(f"{d}/screen/bench-*.txt.gz")
+        arms = ["rule", "mn64", "mn128", "mn256"]
+        print(f"{'row':40} {'M':>5} k mean {'rule':>8} {'mn64':>8} {'mn128':>8} {'mn256':>8}  best  rule/best  runs")
+        for key in sorted(r):
+            med = {a: statistics.median(v) for (a, _), v in r[key].items()}
+            best = min(med, key=med.get)
+            runs = [len(r[key].get((a, "grouped_tcw"), [])) for a in arms]
+            cells = " ".join(f"{med[a]:8.2f}" if a in med else f"{'-':>8}" for a in arms)
+            print(f"{key[0]:40} {key[1]:5d} {key[2]} {mean_rows(key[0], key[1]):4d} {cells}  {best:5} "
+                  f"{med['rule'] / med[best]:.3f}x  {runs}")
+    elif what == "land":
+        r, ref = rows(f"{d}/land/bench-[0-9]-[on]*.txt.gz")
+        ratios = []
+        print(f"{'row':40} {'M':>5} k mean {'old':>8} {'kernel':14} {'new':>8} {'kernel':14} new/old  x fp16: old  new")
+        for key in sorted(r):
+            old = min((min(v), k) for (a, k), v in r[key].items() if a == "old")
+            new = min((min(v), k) for (a, k), v in r[key].items() if a == "new")
+            best = min(ref[key[:2]])
+            ratios.append(old[0] / new[0])
+            print(f"{key[0]:40} {key[1]:5d} {key[2]} {mean_rows(key[0], key[1]):4d} {old[0]:8.2f} {old[1][11:]:14} "
+                  f"{new[0]:8.2f} {new[1][11:]:14} {old[0] / new[0]:.3f}x  {best / old[0]:.2f}x {best / new[0]:.2f}x")
+        print(f"best of 2 per arm; old/new geomean {geomean(ratios):.3f}x, {min(ratios):.3f}-{max(ratios):.3f}x, "
+              f"{len(ratios)} rows")
+    elif what == "cross":
+        r1, _ = rows(f"{d}/land/bench-1-cross.txt.gz")
+        r2, _ = rows(f"{d}/final/bench-[0-9]-[qg].txt.gz")
+        print(f"{'row':40} {'M':>5} k mean {'grouped_tcv':>11} {'grouped_tcw':>11} tcv/tcw  (best of the runs)")
+        for r in (r1, r2):
+            for key in sorted(r, key=lambda k: (k[0], k[2], k[1])):
+                by = {k: min(v) for (_, k), v in r[key].items()}
+                if "grouped_tcv" in by and "grouped_tcw" in by:
+                    print(f"{key[0]:40} {key[1]:5d} {key[2]} {mean_rows(key[0], key[1]):4d} {by['grouped_tcv']:11.2f} "
+                          f"{by['grouped_tcw']:11.2f} {by['grouped_tcv'] / by['grouped_tcw']:.3f}")
+            print()
+
+
+if __name__ == "__main__":
+    main()
