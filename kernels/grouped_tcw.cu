@@ -34,8 +34,9 @@ constexpr bool kGroupedTcwWidths = MN >= 64 && !(KB == 2 && MN == 64);
 
 // CTAs per SM the registers must allow: tcw's, and two for k = 2 with 64-row tiles, which ran at
 // two per SM with 123 registers (ptxas) and would take 131 with the per-thread copy pointers below.
-// KBIT_GTCW_MINB64 (bit k): two also for the 64-token kernels at k = 3 and 4 (the latter on the pair table), as
-// tcw_kernel's kTcwMinBlocks (since the forty-fourth session). ptxas (sm_90a): k = 4 on the pair table 127 registers
+// KBIT_GTCW_MINB64 (bit k, k = 3..5; k = 2 holds two whatever it says): two also for the 64-token kernels at k = 3
+// and 4 (the latter on the pair table), as tcw_kernel's kTcwMinBlocks (since the forty-fourth session; measured on the
+// H200 only, applied on the H100 too). ptxas (sm_90a): k = 4 on the pair table 127 registers
 // (128 and 12 bytes spilled with two row tiles per CTA), k = 3 128 with 8 bytes spilled (20 with two row tiles); k = 5
 // and k = 4 without the pair table stay at one (tcw_kernel's k = 5 lost with its spills). What they measured:
 // grouped_tcw_mn.
@@ -189,13 +190,13 @@ namespace {
 // the least power-of-two width of the tile (>= 32) that holds its rows, so a larger tile costs
 // little on an expert's partial last item and saves decodes (one per item and row tile).
 // - k = 3, and k = 4 on the pair table, where the 64-token kernels hold two CTAs per SM
-//   (kGroupedTcwMinBlocks): 64 to 96 mean rows (at k = 3 from 9; 32 below), then 256 (KBIT_GTCW_MN64, default 1).
-//   Measured on the H200 (bench/results/2026-11-28-h200-gtcwmn64; the tile forced to 64 / 128 / 256 against the
+//   (kGroupedTcwMinBlocks): 64 to 96 mean rows (at k = 3 from 9; 32 below), then 256 (KBIT_GTCW_MN64, default 1;
+//   grouped_tcw_mn64). Measured on the H200 only (applied on the H100 too, not measured there) (bench/results/2026-11-28-h200-gtcwmn64; the tile forced to 64 / 128 / 256 against the
 //   rule below, grouped_tcw, f16, median of 1-3 reps; us): 64 led at every mean of 10 to 80 rows, 1.02-1.23x
 //   over the rule's 32 / 128 / 256 (Qwen3-Coder-Next at 10, 20, 40, 80; GLM-4.7-Flash at 32, 64: experts.gate_up
 //   at M = 1024, k = 4, 279.8 -> 232.2, experts.down 151.6 -> 123.1); at 128 mean rows 256 led on GLM
-//   experts.gate_up (365.8 against 407.5 at k = 3, 377.6 against 395.8 at k = 4) and down tied (206.4 / 215.8,
-//   210.8 / 210.4); at 256 (GLM M = 4096) 256 led by 1.15-1.22x. At 8 mean rows (GLM M = 128; -gtcwmn64/land,
+//   experts.gate_up (365.8 against 407.5 at k = 3, 377.6 against 395.8 at k = 4) and on down at k = 3 (206.4 /
+//   215.8; k = 4 tied, 210.8 / 210.4); at 256 (GLM M = 4096) 256 led by 1.15-1.22x over 64 (1.09-1.12x over 128). At 8 mean rows (GLM M = 128; -gtcwmn64/land,
 //   automatic, best of 2) 32 kept k = 3 (down 72.4 against 74.2, gate_up 135.7 against 136.3) and 64 took k = 4
 //   (67.1 against 67.7, 121.5 against 125.3).
 // - The other k (and k = 3, 4 with KBIT_GTCW_MN64=0), measured with the widths on the H100
@@ -217,6 +218,13 @@ namespace {
 #endif
 std::atomic<int> g_grouped_tcw_force_mn{0};  // grouped_tcw_force_mn (tests)
 bool valid_mn(int mn) { return mn == 32 || mn == 64 || mn == 128 || mn == 256; }
+bool mn64_on() {
+  static const bool on = [] {
+    const char* e = std::getenv("KBIT_GTCW_MN64");
+    return e != nullptr && *e != '\0' ? std::atoi(e) != 0 : KBIT_GTCW_MN64 != 0;
+  }();
+  return on;
+}
 int grouped_tcw_mn(int64_t total_rows, const TiledView& w) {
   if (const int forced = g_grouped_tcw_force_mn.load(std::memory_order_relaxed); forced != 0) return forced;
   static const int env_mn = [] {
@@ -225,14 +233,10 @@ int grouped_tcw_mn(int64_t total_rows, const TiledView& w) {
     return valid_mn(v) ? v : 0;
   }();
   if (env_mn != 0) return env_mn;
-  static const bool mn64 = [] {
-    const char* e = std::getenv("KBIT_GTCW_MN64");
-    return e != nullptr && *e != '\0' ? std::atoi(e) != 0 : KBIT_GTCW_MN64 != 0;
-  }();
   const int64_t mean = moe_mean_rows(w.E, total_rows);
   if (w.bits == 2) return mean <= 16 ? 32 : mean <= 160 ? 64 : 256;
-  if (mn64 && grouped_tcw_two_per_sm64(w.bits, tcw_uses_pairs(w)))
-    return w.bits == 3 && mean <= 8 ? 32 : mean <= 96 ? 64 : 256;
+  // 96: between the measured 80 (64 led) and 128 (256 led), not measured itself.
+  if (grouped_tcw_mn64(w)) return w.bits == 3 && mean <= 8 ? 32 : mean <= 96 ? 64 : 256;
   return mean <= 48 ? 32 : mean <= 72 ? 128 : 256;
 }
 
@@ -243,6 +247,38 @@ int grouped_tcw_mn(int64_t total_rows, const TiledView& w) {
 // before): Qwen3 experts.down 1.068x geomean over M = 512..4096, k = 2..4 (1.012-1.103; k = 3,
 // M = 4096 548 -> 497 us), the other 36 MoE rows (one tile per CTA) 0.996x (0.977-1.012).
 int grouped_tcw_rt(const TiledView& w) { return tcw_steps(w.K) <= 4 && w.N > kTcwRows ? 2 : 1; }
+
+// The CTAs per SM grouped_tcw_kernel<ACT, KB, MN, PR, RT> holds at the dynamic shared memory it is launched with.
+template <Act ACT, int KB, int MN, bool PR, int RT>
+int resident_t() {
+  auto kern = grouped_tcw_kernel<ACT, KB, MN, PR, RT>;
+  constexpr int bytes = tcw_smem_bytes<MN, PR, true>();
+  int n = 0;
+  if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, kTcwThreads, bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+template <Act ACT, int KB, bool PR, int RT>
+int resident_mn(int mn) {
+  switch (mn) {
+    case 32: return resident_t<ACT, KB, 32, PR, RT>();
+    case 64: return resident_t<ACT, KB, 64, PR, RT>();
+    case 128: return resident_t<ACT, KB, 128, PR, RT>();
+    default: return resident_t<ACT, KB, 256, PR, RT>();
+  }
+}
+template <Act ACT, int KB, bool PR>
+int resident_rt(const TiledView& w, int mn) {
+  return grouped_tcw_rt(w) == 2 ? resident_mn<ACT, KB, PR, 2>(mn) : resident_mn<ACT, KB, PR, 1>(mn);
+}
+template <Act ACT>
+int resident_k(const TiledView& w, int mn) {
+  if (tcw_uses_pairs(w)) return resident_rt<ACT, 4, true>(w, mn);
+  return with_bits(w.bits, 0, [&](auto kb) { return resident_rt<ACT, decltype(kb)::value, false>(w, mn); });
+}
 
 // The 1D grid at token tile mn and rt row tiles per CTA: (at most) every work item times the
 // groups of rt 128-row tiles.
@@ -293,6 +329,15 @@ cudaError_t launch_grouped_k(const MoeArgs& a, uint4* permuted) {
 }
 
 }  // namespace
+
+bool grouped_tcw_mn64(const TiledView& w) {
+  return w.bits >= 3 && mn64_on() && grouped_tcw_two_per_sm64(w.bits, tcw_uses_pairs(w));  // k = 2: its own rule
+}
+
+int grouped_tcw_resident(const TiledView& w, Act act, int mn) {
+  if (!valid_mn(mn)) return 0;
+  return act == Act::f16 ? resident_k<Act::f16>(w, mn) : resident_k<Act::bf16>(w, mn);
+}
 
 void grouped_tcw_force_mn(int mn) { g_grouped_tcw_force_mn.store(valid_mn(mn) ? mn : 0, std::memory_order_relaxed); }
 int grouped_tcw_token_tile(int64_t total_rows, const TiledView& w) { return grouped_tcw_mn(total_rows, w); }

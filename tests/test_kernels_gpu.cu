@@ -1811,13 +1811,14 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
       {2, 72, 256, {300, 113}},
       // grouped_tcw's item widths (the least power-of-two part of the tile, >= 32, that holds the
       // item's rows): mean 177 -> 256-row tiles, items of 256, 128, 64 and 32 width, full and partial
-      // (rows 256, 200, 129, 128, 65, 64, 33, 32, 8, 1 per item); mean 59 -> 128-row tiles at k >= 3
-      // (widths 128, 64, 32) and 64 at k = 2 (one width there: grouped_tcw.cu, kGroupedTcwWidths)
+      // (rows 256, 200, 129, 128, 65, 64, 33, 32, 8, 1 per item); mean 59 -> 128-row tiles at k = 5 (widths 128,
+      // 64, 32), 64 at k = 3, 4 (widths 64, 32) and at k = 2 (one width there: grouped_tcw.cu, kGroupedTcwWidths).
+      // The 128-row tile at k = 3, 4 (no longer the rule's) runs in the forced-tile doctest below.
       {12, 72, 256, {520, 400, 300, 257, 200, 129, 128, 65, 64, 33, 32, 1}},
       {6, 40, 128, {130, 100, 64, 40, 20, 1}},
       // grouped_tcw's two 128-row tiles per CTA at K <= 512 (grouped_tcw_rt): three row tiles (the
-      // last CTA of each item has one; N = 264 also ends in a partial tile), at 128- and 256-row
-      // token tiles (k >= 3), items of several widths
+      // last CTA of each item has one; N = 264 also ends in a partial tile), at 64-row token tiles (mean 66, k = 3, 4;
+      // 128 at k = 5) and 256 (mean 175, k >= 3), items of several widths
       {2, 300, 256, {90, 41}},
       {3, 264, 512, {256, 150, 119}},
   };
@@ -2087,20 +2088,52 @@ TEST_CASE("gpu: linear reports violated preconditions") {
 TEST_CASE("gpu: grouped_tcw at every token tile equals the CPU reference bit for bit; the tile rule") {
   if (!gpu::tcw_supported()) return;
   // The rule (grouped_tcw_mn): k = 2 32 / 64 / 256 to 16 / 160 mean rows; k = 3 and k = 4 on the pair table (the
-  // 64-token kernels at two CTAs per SM) 64 to 96 (k = 3: 32 to 8), then 256; k = 5 32 / 128 / 256 to 48 / 72.
+  // 64-token kernels at two CTAs per SM) 64 to 96 (k = 3: 32 to 8), then 256; k = 5 and k = 4 without the pair table
+  // 32 / 128 / 256 to 48 / 72. Not where the environment sets the tile or turns the rule off (the A/B knobs).
+  const bool knobs = std::getenv("KBIT_GTCW_MN") != nullptr || std::getenv("KBIT_GTCW_MN64") != nullptr;
   struct Rule {
     int bits;
+    bool pairs;
     int64_t mean;
     int mn;
   };
-  for (const Rule& r : std::vector<Rule>{{2, 16, 32}, {2, 17, 64}, {2, 160, 64}, {2, 161, 256}, {3, 8, 32}, {3, 9, 64}, {3, 96, 64},
-                                         {3, 97, 256}, {4, 8, 64}, {4, 96, 64}, {4, 97, 256}, {5, 48, 32}, {5, 49, 128},
-                                         {5, 72, 128}, {5, 73, 256}}) {
+  for (const Rule& r : std::vector<Rule>{{2, false, 16, 32},  {2, false, 17, 64},  {2, false, 160, 64}, {2, false, 161, 256},
+                                         {3, false, 8, 32},   {3, false, 9, 64},   {3, false, 96, 64},  {3, false, 97, 256},
+                                         {4, true, 8, 64},    {4, true, 96, 64},   {4, true, 97, 256},  {4, false, 48, 32},
+                                         {4, false, 49, 128}, {4, false, 73, 256}, {5, false, 48, 32},  {5, false, 49, 128},
+                                         {5, false, 72, 128}, {5, false, 73, 256}}) {
+    if (knobs) break;
     const QuantizedTensor q = make_exact_weights(r.bits, 4, 64, 256, 3);
     const DeviceWeights w(q);
-    REQUIRE((r.bits != 4 || gpu::detail::tcw_uses_pairs(w.view)));
-    CHECK_MESSAGE(gpu::detail::grouped_tcw_token_tile(4 * r.mean, w.view) == r.mn, "k=", r.bits, " mean ", r.mean);
+    TiledView v = w.view;
+    v.half_cb = r.pairs || r.bits != 4;  // k = 4 without the pair table: a codebook not exact in half precision
+    REQUIRE(gpu::detail::tcw_uses_pairs(v) == r.pairs);
+    CHECK(gpu::detail::grouped_tcw_mn64(v) == (r.bits == 3 || r.pairs));
+    CHECK_MESSAGE(gpu::detail::grouped_tcw_token_tile(4 * r.mean, v) == r.mn, "k=", r.bits, " pairs=", r.pairs, " mean ",
+                  r.mean);
   }
+  // The 64-token kernels the rule takes at k = 2, 3 and k = 4 on the pair table hold two CTAs per SM (k = 5 and k = 4
+  // without the pair table one), with one and with two row tiles per CTA (K = 256, N > 128: grouped_tcw_rt).
+  for (int bits = 2; bits <= 5; ++bits)
+    for (bool pairs : {false, true}) {
+      if (pairs && bits != 4) continue;
+      for (int64_t n : {64, 256}) {
+        const QuantizedTensor q = make_exact_weights(bits, 4, n, 256, 3);
+        const DeviceWeights w(q);
+        TiledView v = w.view;
+        v.half_cb = pairs || bits != 4;
+        for (Act act : {Act::f16, Act::bf16}) {
+          CAPTURE(bits);
+          CAPTURE(pairs);
+          CAPTURE(n);
+          CHECK(gpu::detail::grouped_tcw_resident(v, act, 64) == (bits <= 3 || pairs ? 2 : 1));
+        }
+      }
+    }
+  // Restores the rule when a check below throws (REQUIRE in run_moe), so no later doctest runs with a forced tile.
+  struct ForceMn {
+    ~ForceMn() { gpu::detail::grouped_tcw_force_mn(0); }
+  } restore;
   // Every tile forced, at every k: the tiles the rule no longer takes (128 at k = 3, 4; 32 at k = 3, 4) stay
   // correct. Items of every width of each tile, full and partial; K = 512 takes two row tiles per CTA.
   struct Case {
@@ -2130,7 +2163,6 @@ TEST_CASE("gpu: grouped_tcw at every token tile equals the CPU reference bit for
         }
       }
   }
-  gpu::detail::grouped_tcw_force_mn(0);
 }
 
 TEST_CASE("gpu: MoE dispatch takes grouped_tcw from 8 mean rows, from 6 at k = 4 on the pair table") {
@@ -2145,7 +2177,9 @@ TEST_CASE("gpu: MoE dispatch takes grouped_tcw from 8 mean rows, from 6 at k = 4
     for (int bits : {3, 4}) {
       w.half_cb = half_cb;
       w.bits = bits;
-      const int64_t from = bits == 4 && half_cb ? 6 : 8;
+      // KBIT_GTCW_MN64=0 in the environment restores 8 with the old tiles (grouped_tcw_mn64 false).
+      if (std::getenv("KBIT_GTCW_MN64") == nullptr) CHECK(gpu::detail::grouped_tcw_mn64(w) == (bits == 3 || half_cb));
+      const int64_t from = bits == 4 && half_cb && gpu::detail::grouped_tcw_mn64(w) ? 6 : 8;
       for (int64_t mean = 4; mean <= 9; ++mean) {
         CAPTURE(half_cb);
         CAPTURE(bits);

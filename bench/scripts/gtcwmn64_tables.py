@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Tables of bench/results/2026-11-28-h200-gtcwmn64 from its kbit-bench text reports (each row's median over the runs
-of an arm; every kbit row must read PASS).
+"""Tables of bench/results/2026-11-28-h200-gtcwmn64 from its kbit-bench text reports (screen: each row's median over the
+runs of an arm; land and cross: the least; every kbit row must read PASS).
 
   gtcwmn64_tables.py DIR screen   grouped_tcw per token tile: rule / mn64 / mn128 / mn256 (screen/)
   gtcwmn64_tables.py DIR land     automatic, old rule / new (land/)
@@ -20,8 +20,8 @@ EXPERTS = {"qwen3-coder-next": (512, 10), "glm-4.7-flash": (64, 4)}
 
 
 def rows(pattern):
-    """{(shape, M, k): {label: [us, ...]}} and {(shape, M): [best fp16 us, ...]} over the files matching pattern; the
-    label is the file's arm (bench-<i>-<arm>.txt.gz) or, with by_kernel, the kernel."""
+    """{(shape, M, k): {(arm, kernel): [us, ...]}} and {(shape, M): [cuBLAS us, ...]} over the files matching pattern;
+    the arm is the file's (bench-<i>-<arm>.txt.gz)."""
     out, ref = collections.defaultdict(lambda: collections.defaultdict(list)), collections.defaultdict(list)
     for path in sorted(glob.glob(pattern)):
         arm = re.search(r"bench-\d+-(\w[\w-]*)\.txt", path).group(1)

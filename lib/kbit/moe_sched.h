@@ -47,8 +47,9 @@ inline bool moe_gemv_short_fast(int64_t E, int64_t total_rows, int bits, int64_t
 }
 
 // The mean routed rows per active expert (moe_mean_rows) from which the MoE dispatch takes grouped_tcw (sm_90a) over
-// grouped_tcv: 8 (H100, bench/results/2026-11-25-h100-groupedtcw), and 6 at k = 4 on the pair table (`pairs`), where
-// grouped_tcw's 64-token kernels hold two CTAs per SM since the forty-fourth session. There, on the H200
+// grouped_tcv: 8 (H100, bench/results/2026-11-25-h100-groupedtcw), and 6 at k = 4 on the pair table where grouped_tcw's
+// 64-token kernels hold two CTAs per SM and take its 64-token tile rule (`pairs`: kernels' grouped_tcw_mn64; since the
+// forty-fourth session, measured on the H200 only, applied on the H100 too). There, on the H200
 // (bench/results/2026-11-28-h200-gtcwmn64/final, best of 2, us, grouped_tcv against grouped_tcw): at 6 mean rows
 // GLM-4.7-Flash experts (M = 96) down 66.62 / 64.70, gate_up 123.36 / 120.03; at 7 Qwen3-Coder-Next experts (M = 320)
 // 210.98 / 185.13, 327.31 / 304.19; at 5 they split (Qwen3 M = 256 1.02-1.08x for grouped_tcw, GLM M = 80 0.96-0.97x)
