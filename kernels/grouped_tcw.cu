@@ -39,7 +39,7 @@ constexpr bool kGroupedTcwWidths = MN >= 64 && !(KB == 2 && MN == 64);
 // H200 only, applied on the H100 too). ptxas (sm_90a): k = 4 on the pair table 127 registers
 // (128 and 12 bytes spilled with two row tiles per CTA), k = 3 128 with 8 bytes spilled (20 with two row tiles); k = 5
 // and k = 4 without the pair table stay at one (tcw_kernel's k = 5 lost with its spills). What they measured:
-// grouped_tcw_mn.
+// grouped_tcw_tile (lib/kbit/moe_sched.h).
 #ifndef KBIT_GTCW_MINB64
 #define KBIT_GTCW_MINB64 0x18
 #endif
@@ -185,34 +185,11 @@ __global__ void __launch_bounds__(kTcwThreads, kGroupedTcwMinBlocks<KB, MN, PR>)
 
 namespace {
 
-// grouped_tcw's token tile from the mean routed rows per active expert (moe_mean_rows, as
-// dispatch; not the caller's hint, which kbit-bench sets to the maximum). Each item then runs at
-// the least power-of-two width of the tile (>= 32) that holds its rows, so a larger tile costs
-// little on an expert's partial last item and saves decodes (one per item and row tile).
-// - k = 3, and k = 4 on the pair table, where the 64-token kernels hold two CTAs per SM
-//   (kGroupedTcwMinBlocks): 64 to 96 mean rows (at k = 3 from 9; 32 below), then 256 (KBIT_GTCW_MN64, default 1;
-//   grouped_tcw_mn64). Measured on the H200 only (applied on the H100 too, not measured there) (bench/results/2026-11-28-h200-gtcwmn64; the tile forced to 64 / 128 / 256 against the
-//   rule below, grouped_tcw, f16, median of 1-3 reps; us): 64 led at every mean of 10 to 80 rows, 1.02-1.23x
-//   over the rule's 32 / 128 / 256 (Qwen3-Coder-Next at 10, 20, 40, 80; GLM-4.7-Flash at 32, 64: experts.gate_up
-//   at M = 1024, k = 4, 279.8 -> 232.2, experts.down 151.6 -> 123.1); at 128 mean rows 256 led on GLM
-//   experts.gate_up (365.8 against 407.5 at k = 3, 377.6 against 395.8 at k = 4) and on down at k = 3 (206.4 /
-//   215.8; k = 4 tied, 210.8 / 210.4); at 256 (GLM M = 4096) 256 led by 1.15-1.22x over 64 (1.09-1.12x over 128). At 8 mean rows (GLM M = 128; -gtcwmn64/land,
-//   automatic, best of 2) 32 kept k = 3 (down 72.4 against 74.2, gate_up 135.7 against 136.3) and 64 took k = 4
-//   (67.1 against 67.7, 121.5 against 125.3).
-// - The other k (and k = 3, 4 with KBIT_GTCW_MN64=0), measured with the widths on the H100
-//   (bench/results/2026-11-25-h100-gtcwwidths, the tile forced to 64 / 128 / 256 against this rule's previous form,
-//   every 64-token kernel then at one CTA per SM but k = 2's; us, k = 4 unless stated):
-//   - k >= 3, <= 48 mean rows: 32 (Qwen3-Coder-Next experts at 20 and 40 mean rows, M = 1024 / 2048:
-//     down 308 / 429 vs 372 / 435 with 256; before the widths, GLM-4.7-Flash experts.down at 32 mean
-//     rows, M = 512: 110 vs 127 with 64).
-//   - k >= 3, <= 72: 128 (GLM M = 1024, 64 rows: gate_up 271 vs 308 with 64, down 150 vs 147 with 256).
-//   - k >= 3, above: 256 (Qwen3 M = 4096, 80 rows: down 579 vs 611 with 128; GLM M = 2048, 128 rows:
-//     gate_up 400 vs 419 with 128 but down 231 vs 227 at k = 4, 243 vs 231 at k = 3; GLM M = 4096).
-//   - k = 2 (byte tables, the cheapest decode): 32 to 16 mean rows (not re-measured), 64 to 160
-//     (Qwen3 M = 1024 / 2048: gate_up 402 / 532 vs 424 / 593 with 32; GLM M = 2048 within 4% of 128
-//     and 256), then 256 (GLM M = 4096: down 384 vs 397 with 128).
-// KBIT_GTCW_MN (environment, for A/B runs in one binary) forces one tile of 32, 64, 128 or 256 at every k, as
-// grouped_tcw_force_mn does for tests.
+// grouped_tcw's token tile: grouped_tcw_tile (lib/kbit/moe_sched.h, the measurements there) from the mean routed
+// rows per active expert (moe_mean_rows, as dispatch; not the caller's hint, which kbit-bench sets to the maximum),
+// with the 64-token rule where grouped_tcw_mn64 says (KBIT_GTCW_MN64, default 1; 0 restores the previous rule and
+// dispatch threshold). KBIT_GTCW_MN (environment, for A/B runs in one binary) forces one tile of 32, 64, 128 or 256
+// at every k, as grouped_tcw_force_mn does for tests.
 #ifndef KBIT_GTCW_MN64
 #define KBIT_GTCW_MN64 1
 #endif
@@ -233,11 +210,7 @@ int grouped_tcw_mn(int64_t total_rows, const TiledView& w) {
     return valid_mn(v) ? v : 0;
   }();
   if (env_mn != 0) return env_mn;
-  const int64_t mean = moe_mean_rows(w.E, total_rows);
-  if (w.bits == 2) return mean <= 16 ? 32 : mean <= 160 ? 64 : 256;
-  // 96: between the measured 80 (64 led) and 128 (256 led), not measured itself.
-  if (grouped_tcw_mn64(w)) return w.bits == 3 && mean <= 8 ? 32 : mean <= 96 ? 64 : 256;
-  return mean <= 48 ? 32 : mean <= 72 ? 128 : 256;
+  return grouped_tcw_tile(w.bits, grouped_tcw_mn64(w), moe_mean_rows(w.E, total_rows));
 }
 
 // 128-row tiles per CTA: 2 where K <= 512 (4 steps per CTA, so the prologue is a large part of
@@ -331,7 +304,7 @@ cudaError_t launch_grouped_k(const MoeArgs& a, uint4* permuted) {
 }  // namespace
 
 bool grouped_tcw_mn64(const TiledView& w) {
-  return w.bits >= 3 && mn64_on() && grouped_tcw_two_per_sm64(w.bits, tcw_uses_pairs(w));  // k = 2: its own rule
+  return mn64_on() && grouped_tcw_mn64_rule(w.bits, grouped_tcw_two_per_sm64(w.bits, tcw_uses_pairs(w)));
 }
 
 int grouped_tcw_resident(const TiledView& w, Act act, int mn) {

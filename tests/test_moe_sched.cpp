@@ -99,3 +99,30 @@ TEST_CASE("moe grouped_tcw from 8 mean rows, from 6 at k = 4 on the pair table")
     CHECK(kbit::moe_tcw_min_mean(bits, true) == (bits == 4 ? 6 : 8));
   }
 }
+
+TEST_CASE("moe grouped_tcw's token tile: the 64-token rule at k = 3, 4 where two CTAs per SM fit, k = 2 its own") {
+  // grouped_tcw_mn64_rule: k >= 3 only, and only where the 64-token kernel holds two CTAs per SM.
+  CHECK_FALSE(kbit::grouped_tcw_mn64_rule(2, true));
+  CHECK(kbit::grouped_tcw_mn64_rule(3, true));
+  CHECK(kbit::grouped_tcw_mn64_rule(4, true));
+  CHECK(kbit::grouped_tcw_mn64_rule(5, true));
+  for (int bits = 2; bits <= 5; ++bits) CHECK_FALSE(kbit::grouped_tcw_mn64_rule(bits, false));
+  struct Rule {
+    int bits;
+    bool mn64;
+    int64_t mean;
+    int mn;
+  };
+  for (const Rule& r : {Rule{2, false, 1, 32}, Rule{2, false, 16, 32}, Rule{2, false, 17, 64}, Rule{2, false, 160, 64},
+                        Rule{2, false, 161, 256}, Rule{2, true, 16, 32}, Rule{2, true, 161, 256}, Rule{3, true, 1, 32},
+                        Rule{3, true, 8, 32}, Rule{3, true, 9, 64}, Rule{3, true, 96, 64}, Rule{3, true, 97, 256},
+                        Rule{4, true, 1, 64}, Rule{4, true, 8, 64}, Rule{4, true, 96, 64}, Rule{4, true, 97, 256},
+                        Rule{3, false, 48, 32}, Rule{3, false, 49, 128}, Rule{4, false, 72, 128}, Rule{4, false, 73, 256},
+                        Rule{5, false, 1, 32}, Rule{5, false, 48, 32}, Rule{5, false, 49, 128}, Rule{5, false, 72, 128},
+                        Rule{5, false, 73, 256}}) {
+    CAPTURE(r.bits);
+    CAPTURE(r.mn64);
+    CAPTURE(r.mean);
+    CHECK(kbit::grouped_tcw_tile(r.bits, r.mn64, r.mean) == r.mn);
+  }
+}

@@ -46,6 +46,43 @@ inline bool moe_gemv_short_fast(int64_t E, int64_t total_rows, int bits, int64_t
          fast_dram(peak_gbps);
 }
 
+// Whether grouped_tcw takes its 64-token tile rule (grouped_tcw_tile) at k = `bits`, given whether that k's 64-token
+// kernel holds two CTAs per SM (kernels/grouped_tcw.cu: k = 3, and k = 4 on the pair table; k = 2's do too, but k = 2
+// keeps its own rule).
+inline bool grouped_tcw_mn64_rule(int bits, bool two_per_sm64) { return bits >= 3 && two_per_sm64; }
+
+// grouped_tcw's token tile (32, 64, 128 or 256 tokens) at k = `bits` and `mean` routed rows per active expert
+// (moe_mean_rows); `mn64`: grouped_tcw_mn64_rule. Each item then runs at the least power-of-two width of the tile
+// (>= 32) that holds its rows, so a larger tile costs little on an expert's partial last item and saves decodes (one
+// per item and row tile).
+// - mn64 (k = 3, k = 4 on the pair table; since the forty-fourth session): 64 to 96 mean rows (k = 3: 32 to 8), then
+//   256. Measured on the H200 only, applied on the H100 too (bench/results/2026-11-28-h200-gtcwmn64; the tile forced to
+//   64 / 128 / 256 against the previous rule, grouped_tcw, f16, median of 1-3 reps; us): 64 led at every mean of 10 to
+//   80 rows, 1.02-1.23x over the previous rule's 32 / 128 / 256 (Qwen3-Coder-Next at 10, 20, 40, 80; GLM-4.7-Flash at
+//   32, 64: experts.gate_up at M = 1024, k = 4, 279.8 -> 232.2, experts.down 151.6 -> 123.1); at 128 mean rows 256 led
+//   on GLM experts.gate_up (365.8 against 407.5 at k = 3, 377.6 against 395.8 at k = 4) and on down at k = 3 (206.4 /
+//   215.8; k = 4 tied, 210.8 / 210.4); at 256 (GLM M = 4096) 256 led by 1.15-1.22x over 64 (1.09-1.12x over 128). 96
+//   lies between the measured 80 and 128. At 8 mean rows (GLM M = 128; -gtcwmn64/land, automatic, best of 2) 32 kept
+//   k = 3 (down 72.4 against 74.2, gate_up 135.7 against 136.3) and 64 took k = 4 (67.1 against 67.7, 121.5 / 125.3).
+// - Otherwise (k = 5, k = 4 without the pair table, and k = 3, 4 with KBIT_GTCW_MN64=0), measured with the widths on
+//   the H100 (bench/results/2026-11-25-h100-gtcwwidths, the tile forced to 64 / 128 / 256 against this rule's previous
+//   form, every 64-token kernel then at one CTA per SM but k = 2's; us, k = 4 unless stated):
+//   - k >= 3, <= 48 mean rows: 32 (Qwen3-Coder-Next experts at 20 and 40 mean rows, M = 1024 / 2048: down 308 / 429
+//     vs 372 / 435 with 256; before the widths, GLM-4.7-Flash experts.down at 32 mean rows, M = 512: 110 vs 127 with
+//     64).
+//   - k >= 3, <= 72: 128 (GLM M = 1024, 64 rows: gate_up 271 vs 308 with 64, down 150 vs 147 with 256).
+//   - k >= 3, above: 256 (Qwen3 M = 4096, 80 rows: down 579 vs 611 with 128; GLM M = 2048, 128 rows: gate_up 400 vs
+//     419 with 128 but down 231 vs 227 at k = 4, 243 vs 231 at k = 3; GLM M = 4096).
+//   - k = 2 (byte tables, the cheapest decode): 32 to 16 mean rows (not re-measured then), 64 to 160 (Qwen3 M = 1024
+//     / 2048: gate_up 402 / 532 vs 424 / 593 with 32; GLM M = 2048 within 4% of 128 and 256), then 256 (GLM M = 4096:
+//     down 384 vs 397 with 128). It holds on the H200 (-gtcwmn64/k2screen, one run, M = 128..2048: the fastest tile on
+//     18 of 20 rows, within 1.7% on the other two).
+inline int grouped_tcw_tile(int bits, bool mn64, int64_t mean) {
+  if (bits == 2) return mean <= 16 ? 32 : mean <= 160 ? 64 : 256;
+  if (mn64) return bits == 3 && mean <= 8 ? 32 : mean <= 96 ? 64 : 256;
+  return mean <= 48 ? 32 : mean <= 72 ? 128 : 256;
+}
+
 // The mean routed rows per active expert (moe_mean_rows) from which the MoE dispatch takes grouped_tcw (sm_90a) over
 // grouped_tcv: 8 (H100, bench/results/2026-11-25-h100-groupedtcw), and 6 at k = 4 on the pair table where grouped_tcw's
 // 64-token kernels hold two CTAs per SM and take its 64-token tile rule (`pairs`: kernels' grouped_tcw_mn64; since the
