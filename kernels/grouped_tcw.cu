@@ -221,84 +221,66 @@ int grouped_tcw_mn(int64_t total_rows, const TiledView& w) {
 // M = 4096 548 -> 497 us), the other 36 MoE rows (one tile per CTA) 0.996x (0.977-1.012).
 int grouped_tcw_rt(const TiledView& w) { return tcw_steps(w.K) <= 4 && w.N > kTcwRows ? 2 : 1; }
 
-// The CTAs per SM grouped_tcw_kernel<ACT, KB, MN, PR, RT> holds at the dynamic shared memory it is launched with.
-template <Act ACT, int KB, int MN, bool PR, int RT>
-int resident_t() {
-  auto kern = grouped_tcw_kernel<ACT, KB, MN, PR, RT>;
-  constexpr int bytes = tcw_smem_bytes<MN, PR, true>();
-  int n = 0;
-  if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, kTcwThreads, bytes) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return n;
-}
-template <Act ACT, int KB, bool PR, int RT>
-int resident_mn(int mn) {
-  switch (mn) {
-    case 32: return resident_t<ACT, KB, 32, PR, RT>();
-    case 64: return resident_t<ACT, KB, 64, PR, RT>();
-    case 128: return resident_t<ACT, KB, 128, PR, RT>();
-    default: return resident_t<ACT, KB, 256, PR, RT>();
-  }
-}
-template <Act ACT, int KB, bool PR>
-int resident_rt(const TiledView& w, int mn) {
-  return grouped_tcw_rt(w) == 2 ? resident_mn<ACT, KB, PR, 2>(mn) : resident_mn<ACT, KB, PR, 1>(mn);
-}
-template <Act ACT>
-int resident_k(const TiledView& w, int mn) {
-  if (tcw_uses_pairs(w)) return resident_rt<ACT, 4, true>(w, mn);
-  return with_bits(w.bits, 0, [&](auto kb) { return resident_rt<ACT, decltype(kb)::value, false>(w, mn); });
-}
-
 // The 1D grid at token tile mn and rt row tiles per CTA: (at most) every work item times the
 // groups of rt 128-row tiles.
 int64_t grouped_tcw_ctas_at(int64_t total_rows, const TiledView& w, int mn, int rt) {
   return moe_max_items(w.E, total_rows, mn) * (((w.N + kTcwRows - 1) / kTcwRows + rt - 1) / rt);
 }
 
+// One launch of grouped_tcw at token tile mn (grouped_tcw_mn's, or the test hook's); with `resident`, no launch: the
+// CTAs per SM its kernel holds at the dynamic shared memory it is launched with (grouped_tcw_resident).
+struct GroupedLaunch {
+  uint4* permuted;
+  int mn;
+  int* resident;
+};
+
 template <Act ACT, int KB, int MN, bool PR, int RT>
-cudaError_t launch_grouped_t(const MoeArgs& a, uint4* permuted) {
+cudaError_t launch_grouped_t(const MoeArgs& a, const GroupedLaunch& g) {
   using T = typename ActTraits<ACT>::T;
-  const int64_t steps = tcw_steps(a.w.K);
-  const int64_t rows16 = (a.total_rows + 7) / 8 * steps * (8 * kTileBytesPerToken / 16);
-  if (cudaError_t e = launch_ex(tcw_permute_kernel<ACT, (KB <= 3 || PR), 8>, dim3(static_cast<unsigned>((rows16 + 255) / 256)),
-                                256, 0, a.stream, 1, false, static_cast<const T*>(a.A), permuted,
-                                static_cast<int>(a.total_rows), a.w.K, rows16);
-      e != cudaSuccess)
-    return e;
+  if (!g.resident) {
+    const int64_t steps = tcw_steps(a.w.K);
+    const int64_t rows16 = (a.total_rows + 7) / 8 * steps * (8 * kTileBytesPerToken / 16);
+    if (cudaError_t e = launch_ex(tcw_permute_kernel<ACT, (KB <= 3 || PR), 8>, dim3(static_cast<unsigned>((rows16 + 255) / 256)),
+                                  256, 0, a.stream, 1, false, static_cast<const T*>(a.A), g.permuted,
+                                  static_cast<int>(a.total_rows), a.w.K, rows16);
+        e != cudaSuccess)
+      return e;
+  }
   auto kern = grouped_tcw_kernel<ACT, KB, MN, PR, RT>;
   constexpr int bytes = tcw_smem_bytes<MN, PR, true>();
   if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); e != cudaSuccess)
     return e;
+  if (g.resident) return cudaOccupancyMaxActiveBlocksPerMultiprocessor(g.resident, kern, kTcwThreads, bytes);
   const int64_t ctas = grouped_tcw_ctas_at(a.total_rows, a.w, MN, RT);  // <= kGroupedTcwMaxCtas: moe_linear checked
-  return launch_ex(kern, dim3(static_cast<unsigned>(ctas)), kTcwThreads, bytes, a.stream, 1, false, static_cast<const uint4*>(permuted),
+  return launch_ex(kern, dim3(static_cast<unsigned>(ctas)), kTcwThreads, bytes, a.stream, 1, false, static_cast<const uint4*>(g.permuted),
                    static_cast<T*>(a.C), a.expert_offsets, a.w);
 }
 
 template <Act ACT, int KB, bool PR, int RT>
-cudaError_t launch_grouped_mn(const MoeArgs& a, uint4* permuted) {
-  switch (grouped_tcw_mn(a.total_rows, a.w)) {
-    case 32: return launch_grouped_t<ACT, KB, 32, PR, RT>(a, permuted);
-    case 64: return launch_grouped_t<ACT, KB, 64, PR, RT>(a, permuted);
-    case 128: return launch_grouped_t<ACT, KB, 128, PR, RT>(a, permuted);
-    default: return launch_grouped_t<ACT, KB, 256, PR, RT>(a, permuted);
+cudaError_t launch_grouped_mn(const MoeArgs& a, const GroupedLaunch& g) {
+  switch (g.mn) {
+    case 32: return launch_grouped_t<ACT, KB, 32, PR, RT>(a, g);
+    case 64: return launch_grouped_t<ACT, KB, 64, PR, RT>(a, g);
+    case 128: return launch_grouped_t<ACT, KB, 128, PR, RT>(a, g);
+    default: return launch_grouped_t<ACT, KB, 256, PR, RT>(a, g);
   }
 }
 
 template <Act ACT, int KB, bool PR>
-cudaError_t launch_grouped_rt(const MoeArgs& a, uint4* permuted) {
-  return grouped_tcw_rt(a.w) == 2 ? launch_grouped_mn<ACT, KB, PR, 2>(a, permuted)
-                                  : launch_grouped_mn<ACT, KB, PR, 1>(a, permuted);
+cudaError_t launch_grouped_rt(const MoeArgs& a, const GroupedLaunch& g) {
+  return grouped_tcw_rt(a.w) == 2 ? launch_grouped_mn<ACT, KB, PR, 2>(a, g) : launch_grouped_mn<ACT, KB, PR, 1>(a, g);
 }
 
 template <Act ACT>
-cudaError_t launch_grouped_k(const MoeArgs& a, uint4* permuted) {
-  if (tcw_uses_pairs(a.w)) return launch_grouped_rt<ACT, 4, true>(a, permuted);
+cudaError_t launch_grouped_k(const MoeArgs& a, const GroupedLaunch& g) {
+  if (tcw_uses_pairs(a.w)) return launch_grouped_rt<ACT, 4, true>(a, g);
   return with_bits(a.w.bits, cudaErrorInvalidValue,
-                   [&](auto kb) { return launch_grouped_rt<ACT, decltype(kb)::value, false>(a, permuted); });
+                   [&](auto kb) { return launch_grouped_rt<ACT, decltype(kb)::value, false>(a, g); });
+}
+
+cudaError_t launch_grouped_act(const MoeArgs& a, const GroupedLaunch& g) {
+  return a.act == Act::f16 ? launch_grouped_k<Act::f16>(a, g) : launch_grouped_k<Act::bf16>(a, g);
 }
 
 }  // namespace
@@ -309,7 +291,15 @@ bool grouped_tcw_mn64(const TiledView& w) {
 
 int grouped_tcw_resident(const TiledView& w, Act act, int mn) {
   if (!valid_mn(mn)) return 0;
-  return act == Act::f16 ? resident_k<Act::f16>(w, mn) : resident_k<Act::bf16>(w, mn);
+  MoeArgs a;
+  a.w = w;
+  a.act = act;
+  int n = 0;
+  if (launch_grouped_act(a, GroupedLaunch{nullptr, mn, &n}) != cudaSuccess) {
+    (void)cudaGetLastError();  // a failed query is not the caller's error
+    return 0;
+  }
+  return n;
 }
 
 void grouped_tcw_force_mn(int mn) { g_grouped_tcw_force_mn.store(valid_mn(mn) ? mn : 0, std::memory_order_relaxed); }
@@ -325,8 +315,7 @@ size_t grouped_tcw_workspace_bytes(int64_t total_rows, const TiledView& w) {
 }
 
 cudaError_t launch_grouped_tcw(const MoeArgs& a) {  // moe_linear has checked tcw_available(), the grid and the workspace
-  uint4* permuted = static_cast<uint4*>(a.workspace);
-  return a.act == Act::f16 ? launch_grouped_k<Act::f16>(a, permuted) : launch_grouped_k<Act::bf16>(a, permuted);
+  return launch_grouped_act(a, GroupedLaunch{static_cast<uint4*>(a.workspace), grouped_tcw_mn(a.total_rows, a.w), nullptr});
 }
 
 }  // namespace kbit::gpu::detail

@@ -170,6 +170,34 @@ void run_moe(gpu::MoeKernel kernel, Act act, const DeviceWeights& w, const std::
   C = dC.host();
 }
 
+// An MoE case: E experts of N x K weights and the routed rows of each expert.
+struct MoeCase {
+  int64_t E, N, K;
+  std::vector<int64_t> rows;
+};
+
+// Exact-mode weights of c at k = bits (seed++), its expert offsets, exact activations of all its routed rows (seed++)
+// and their CPU reference.
+struct ExactMoe {
+  QuantizedTensor q;
+  DeviceWeights w;
+  std::vector<int64_t> off;
+  std::vector<float> A, ref;
+  static std::vector<int64_t> offsets(const std::vector<int64_t>& rows) {
+    std::vector<int64_t> off(1, 0);
+    for (int64_t r : rows) off.push_back(off.back() + r);
+    return off;
+  }
+  ExactMoe(int bits, const MoeCase& c, uint64_t& seed)
+      : q(make_exact_weights(bits, c.E, c.N, c.K, seed++)),
+        w(q),
+        off(offsets(c.rows)),
+        A(make_exact_activations(off.back(), c.K, seed++)),
+        ref(size_t(off.back() * c.N)) {
+    moe_gemm_ref(A.data(), off, q.view(), ref.data());
+  }
+};
+
 // First element where got != want (bitwise), or -1.
 int64_t first_mismatch(const std::vector<uint16_t>& got, const std::vector<uint16_t>& want) {
   for (size_t i = 0; i < want.size(); ++i)
@@ -207,11 +235,13 @@ struct DenseRun {
   cublasHandle_t handle;
 };
 
-// Every run on exact-mode weights (k = 2..5, each shape) and activations (each M), f16 and bf16,
-// C compared bit for bit with the CPU reference. `label` prefixes the failure messages.
-void check_dense_exact(const std::vector<DenseRun>& runs, const std::vector<std::pair<int64_t, int64_t>>& shapes,
-                       const std::vector<int64_t>& Ms, uint64_t seed, const char* label) {
-  for (int bits = 2; bits <= 5; ++bits)
+// For every k of bits_list, shape (N, K) of `shapes` and M of `Ms`: exact-mode weights (one seed of `seed` per shape)
+// and activations (one per M) and their CPU reference, then fn(bits, N, K, w, M, act, A, want) in f16 and bf16, A and
+// want in that type.
+template <class F>
+void for_each_exact_dense(const std::vector<int>& bits_list, const std::vector<std::pair<int64_t, int64_t>>& shapes,
+                          const std::vector<int64_t>& Ms, uint64_t& seed, F&& fn) {
+  for (int bits : bits_list)
     for (const auto& [N, K] : shapes) {
       const QuantizedTensor q = make_exact_weights(bits, 1, N, K, seed++);
       const DeviceWeights w(q);
@@ -219,20 +249,29 @@ void check_dense_exact(const std::vector<DenseRun>& runs, const std::vector<std:
         const std::vector<float> A = make_exact_activations(M, K, seed++);
         std::vector<float> ref(size_t(M * N));
         gemm_ref(A.data(), M, q.view(), ref.data());
-        for (Act act : {Act::f16, Act::bf16}) {
-          const std::vector<uint16_t> want = to_act(act, ref);
-          for (const auto& [kernel, handle] : runs) {
-            std::vector<uint16_t> got;
-            if (!run_dense(kernel, act, w, to_act(act, A), M, got, handle)) continue;
-            const int64_t bad = first_mismatch(got, want);
-            CHECK_MESSAGE(bad < 0, label, std::string(gpu::kernel_name(kernel)), handle ? "" : " (no cuBLAS handle)",
-                          " k=", bits, " N=", N, " K=", K, " M=", M, " ", std::string(act_name(act)), ": C[",
-                          bad / N, ", ", bad % N, "] = ", (bad >= 0 ? from_act(act, got[size_t(bad)]) : 0.0f), " want ",
-                          (bad >= 0 ? from_act(act, want[size_t(bad)]) : 0.0f));
-          }
-        }
+        for (Act act : {Act::f16, Act::bf16}) fn(bits, N, K, w, M, act, to_act(act, A), to_act(act, ref));
       }
     }
+}
+
+// Every run on exact-mode weights (k = 2..5, each shape) and activations (each M), f16 and bf16,
+// C compared bit for bit with the CPU reference. `label` prefixes the failure messages.
+void check_dense_exact(const std::vector<DenseRun>& runs, const std::vector<std::pair<int64_t, int64_t>>& shapes,
+                       const std::vector<int64_t>& Ms, uint64_t seed, const char* label) {
+  for_each_exact_dense({2, 3, 4, 5}, shapes, Ms, seed,
+                       [&](int bits, int64_t N, int64_t K, const DeviceWeights& w, int64_t M, Act act,
+                           const std::vector<uint16_t>& A, const std::vector<uint16_t>& want) {
+                         for (const auto& [kernel, handle] : runs) {
+                           std::vector<uint16_t> got;
+                           if (!run_dense(kernel, act, w, A, M, got, handle)) continue;
+                           const int64_t bad = first_mismatch(got, want);
+                           CHECK_MESSAGE(bad < 0, label, std::string(gpu::kernel_name(kernel)),
+                                         handle ? "" : " (no cuBLAS handle)", " k=", bits, " N=", N, " K=", K, " M=", M,
+                                         " ", std::string(act_name(act)), ": C[", bad / N, ", ", bad % N, "] = ",
+                                         (bad >= 0 ? from_act(act, got[size_t(bad)]) : 0.0f), " want ",
+                                         (bad >= 0 ? from_act(act, want[size_t(bad)]) : 0.0f));
+                         }
+                       });
 }
 
 }  // namespace
@@ -772,36 +811,29 @@ bool launch_pdl(gpu::Kernel kernel, Act act, const DeviceWeights& w, const uint1
 void check_pdl_exact(cudaStream_t s, uint64_t& seed, const std::vector<gpu::Kernel>& kernels, const char* label,
                      const std::vector<std::pair<int64_t, int64_t>>& sh, const std::vector<int64_t>& Ms,
                      const std::vector<int>& bits_list = {2, 3, 4, 5}) {
-  for (int bits : bits_list)
-    for (const auto& [N, K] : sh) {
-      const QuantizedTensor q = make_exact_weights(bits, 1, N, K, seed++);
-      const DeviceWeights w(q);
-      for (int64_t M : Ms) {
-        const std::vector<float> A = make_exact_activations(M, K, seed++);
-        std::vector<float> ref(size_t(M * N));
-        gemm_ref(A.data(), M, q.view(), ref.data());
-        for (Act act : {Act::f16, Act::bf16}) {
-          const std::vector<uint16_t> want = to_act(act, ref);
-          const DeviceBuf<uint16_t> src(to_act(act, A));
-          for (gpu::Kernel kernel : kernels) {
-            DeviceBuf<uint16_t> dA(size_t(M * K)), dC(size_t(M * N));
-            dA.poison();  // NaN until the producer writes it
-            dC.zero();
-            DeviceBuf<char> ws(gpu::linear_workspace_bytes(M, w.view, act, kernel));
-            ws.zero();
-            bool ran = false;
-            behind_slow_producer(s, src, dA, dC, [&] { ran = launch_pdl(kernel, act, w, dA.p, dC.p, M, ws, s, true); });
-            if (!ran) continue;
-            const std::vector<uint16_t> got = dC.host();
-            const int64_t bad = first_mismatch(got, want);
-            CHECK_MESSAGE(bad < 0, std::string(label), std::string(gpu::kernel_name(kernel)), " k=", bits, " N=", N,
-                          " K=", K, " M=", M, " ", std::string(act_name(act)), ": first wrong element ", bad, " = ",
-                          bad >= 0 ? from_act(act, got[size_t(bad)]) : 0.0f, " want ",
-                          bad >= 0 ? from_act(act, want[size_t(bad)]) : 0.0f);
-          }
-        }
-      }
-    }
+  for_each_exact_dense(bits_list, sh, Ms, seed,
+                       [&](int bits, int64_t N, int64_t K, const DeviceWeights& w, int64_t M, Act act,
+                           const std::vector<uint16_t>& A, const std::vector<uint16_t>& want) {
+                         const DeviceBuf<uint16_t> src(A);
+                         for (gpu::Kernel kernel : kernels) {
+                           DeviceBuf<uint16_t> dA(size_t(M * K)), dC(size_t(M * N));
+                           dA.poison();  // NaN until the producer writes it
+                           dC.zero();
+                           DeviceBuf<char> ws(gpu::linear_workspace_bytes(M, w.view, act, kernel));
+                           ws.zero();
+                           bool ran = false;
+                           behind_slow_producer(s, src, dA, dC,
+                                                [&] { ran = launch_pdl(kernel, act, w, dA.p, dC.p, M, ws, s, true); });
+                           if (!ran) continue;
+                           const std::vector<uint16_t> got = dC.host();
+                           const int64_t bad = first_mismatch(got, want);
+                           CHECK_MESSAGE(bad < 0, std::string(label), std::string(gpu::kernel_name(kernel)), " k=", bits,
+                                         " N=", N, " K=", K, " M=", M, " ", std::string(act_name(act)),
+                                         ": first wrong element ", bad, " = ",
+                                         bad >= 0 ? from_act(act, got[size_t(bad)]) : 0.0f, " want ",
+                                         bad >= 0 ? from_act(act, want[size_t(bad)]) : 0.0f);
+                         }
+                       });
 }
 
 }  // namespace
@@ -1599,27 +1631,21 @@ TEST_CASE("gpu: with MoeArgs::pdl the grouped kernels wait for the routing and A
   // The routing is all zeros (every expert empty) until the producer writes it.
   Stream st;
   uint64_t seed = 9500;
-  struct Case {
-    int64_t E, N, K;
-    std::vector<int64_t> rows;
-  };
-  std::vector<Case> cases = {{4, 72, 96, {1, 0, 3, 2}}, {8, 130, 2080, {0, 0, 0, 70, 0, 0, 0, 0}}, {3, 64, 256, {17, 0, 33}}};
+  std::vector<MoeCase> cases = {{4, 72, 96, {1, 0, 3, 2}}, {8, 130, 2080, {0, 0, 0, 70, 0, 0, 0, 0}}, {3, 64, 256, {17, 0, 33}}};
   {
     Rng rng(11);
-    Case c{300, 96, 128, std::vector<int64_t>(300, 0)};
+    MoeCase c{300, 96, 128, std::vector<int64_t>(300, 0)};
     for (int t = 0; t < 40; ++t) c.rows[size_t(rng.below(300))]++;
     cases.push_back(c);
   }
   for (int bits : {2, 4})
-    for (const Case& c : cases) {
-      const QuantizedTensor q = make_exact_weights(bits, c.E, c.N, c.K, seed++);
-      const DeviceWeights w(q);
-      std::vector<int64_t> off(1, 0);
-      for (int64_t r : c.rows) off.push_back(off.back() + r);
+    for (const MoeCase& c : cases) {
+      const ExactMoe x(bits, c, seed);
+      const DeviceWeights& w = x.w;
+      const std::vector<int64_t>& off = x.off;
+      const std::vector<float>& A = x.A;
+      const std::vector<float>& ref = x.ref;
       const int64_t rows = off.back();
-      const std::vector<float> A = make_exact_activations(rows, c.K, seed++);
-      std::vector<float> ref(size_t(rows * c.N));
-      moe_gemm_ref(A.data(), off, q.view(), ref.data());
       const DeviceBuf<int32_t> osrc(std::vector<int32_t>(off.begin(), off.end()));
       for (Act act : {Act::f16, Act::bf16}) {
         const std::vector<uint16_t> want = to_act(act, ref);
@@ -1790,11 +1816,7 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
                                          gpu::MoeKernel::grouped_mma, gpu::MoeKernel::automatic};
   if (gpu::tcw_supported()) kernels.push_back(gpu::MoeKernel::grouped_tcw);
   uint64_t seed = 1000;
-  struct Case {
-    int64_t E, N, K;
-    std::vector<int64_t> rows;  // rows per expert
-  };
-  std::vector<Case> cases = {
+  std::vector<MoeCase> cases = {
       {4, 72, 96, {1, 0, 3, 2}},
       {8, 130, 2080, {0, 0, 0, 70, 0, 0, 0, 0}},  // one expert takes every row
       {3, 64, 256, {17, 0, 33}},
@@ -1825,7 +1847,7 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
   // Many experts, decode routing: 10 tokens x top-4 over 300 experts, most experts empty.
   {
     Rng rng(7);
-    Case c{300, 96, 128, std::vector<int64_t>(300, 0)};
+    MoeCase c{300, 96, 128, std::vector<int64_t>(300, 0)};
     for (int t = 0; t < 40; ++t) c.rows[size_t(rng.below(300))]++;
     cases.push_back(c);
   }
@@ -1833,36 +1855,30 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
   // E = 512 fills that round exactly, E = 513 (5 experts per thread) and 1000 (8) need a second
   // round, and their rows sit in both rounds, at the edges of the threads' ranges and of the warps'.
   {
-    Case c{512, 40, 96, std::vector<int64_t>(512, 0)};
+    MoeCase c{512, 40, 96, std::vector<int64_t>(512, 0)};
     for (int64_t e : {0, 3, 4, 127, 128, 255, 508, 511}) c.rows[size_t(e)] = 1 + e % 3;
     cases.push_back(c);
   }
   {
-    Case c{513, 40, 96, std::vector<int64_t>(513, 0)};
+    MoeCase c{513, 40, 96, std::vector<int64_t>(513, 0)};
     for (int64_t e : {0, 4, 9, 17, 159, 160, 509, 510, 512}) c.rows[size_t(e)] = 1 + e % 4;
     cases.push_back(c);
   }
   {
     Rng rng(11);
-    Case c{1000, 64, 64, std::vector<int64_t>(1000, 0)};
+    MoeCase c{1000, 64, 64, std::vector<int64_t>(1000, 0)};
     for (int t = 0; t < 50; ++t) c.rows[size_t(rng.below(1000))]++;
     for (int64_t e : {4, 7, 15, 255, 256, 999}) c.rows[size_t(e)] += 2;  // second rounds; the last expert
     cases.push_back(c);
   }
   for (int bits = 2; bits <= 5; ++bits)
-    for (const Case& c : cases) {
-      const QuantizedTensor q = make_exact_weights(bits, c.E, c.N, c.K, seed++);
-      const DeviceWeights w(q);
-      std::vector<int64_t> off(1, 0);
-      for (int64_t r : c.rows) off.push_back(off.back() + r);
-      const std::vector<float> A = make_exact_activations(off.back(), c.K, seed++);
-      std::vector<float> ref(size_t(off.back() * c.N));
-      moe_gemm_ref(A.data(), off, q.view(), ref.data());
+    for (const MoeCase& c : cases) {
+      const ExactMoe x(bits, c, seed);
       for (Act act : {Act::f16, Act::bf16}) {
-        const std::vector<uint16_t> want = to_act(act, ref);
+        const std::vector<uint16_t> want = to_act(act, x.ref);
         for (gpu::MoeKernel kernel : kernels) {
           std::vector<uint16_t> got;
-          run_moe(kernel, act, w, to_act(act, A), off, got);
+          run_moe(kernel, act, x.w, to_act(act, x.A), x.off, got);
           const int64_t bad = first_mismatch(got, want);
           CHECK_MESSAGE(bad < 0, std::string(gpu::moe_kernel_name(kernel)), " k=", bits, " E=", c.E, " N=", c.N, " K=", c.K, " ",
                         act_name(act), ": row ", bad / c.N, " n ", bad % c.N);
@@ -2136,28 +2152,18 @@ TEST_CASE("gpu: grouped_tcw at every token tile equals the CPU reference bit for
   } restore;
   // Every tile forced, at every k: the tiles the rule no longer takes (128 at k = 3, 4; 32 at k = 3, 4) stay
   // correct. Items of every width of each tile, full and partial; K = 512 takes two row tiles per CTA.
-  struct Case {
-    int64_t E, N, K;
-    std::vector<int64_t> rows;
-  };
-  const std::vector<Case> cases = {{4, 200, 512, {300, 97, 0, 33}}, {3, 136, 1088, {64, 65, 1}}};
+  const std::vector<MoeCase> cases = {{4, 200, 512, {300, 97, 0, 33}}, {3, 136, 1088, {64, 65, 1}}};
   uint64_t seed = 9100;
   for (int mn : {32, 64, 128, 256}) {
     gpu::detail::grouped_tcw_force_mn(mn);
     for (int bits = 2; bits <= 5; ++bits)
-      for (const Case& c : cases) {
-        const QuantizedTensor q = make_exact_weights(bits, c.E, c.N, c.K, seed++);
-        const DeviceWeights w(q);
-        std::vector<int64_t> off(1, 0);
-        for (int64_t r : c.rows) off.push_back(off.back() + r);
-        CHECK(gpu::detail::grouped_tcw_token_tile(off.back(), w.view) == mn);
-        const std::vector<float> A = make_exact_activations(off.back(), c.K, seed++);
-        std::vector<float> ref(size_t(off.back() * c.N));
-        moe_gemm_ref(A.data(), off, q.view(), ref.data());
+      for (const MoeCase& c : cases) {
+        const ExactMoe x(bits, c, seed);
+        CHECK(gpu::detail::grouped_tcw_token_tile(x.off.back(), x.w.view) == mn);
         for (Act act : {Act::f16, Act::bf16}) {
           std::vector<uint16_t> got;
-          run_moe(gpu::MoeKernel::grouped_tcw, act, w, to_act(act, A), off, got);
-          const int64_t bad = first_mismatch(got, to_act(act, ref));
+          run_moe(gpu::MoeKernel::grouped_tcw, act, x.w, to_act(act, x.A), x.off, got);
+          const int64_t bad = first_mismatch(got, to_act(act, x.ref));
           CHECK_MESSAGE(bad < 0, "tile ", mn, " k=", bits, " E=", c.E, " N=", c.N, " K=", c.K, " ", act_name(act), ": row ",
                         bad / c.N, " n ", bad % c.N);
         }
