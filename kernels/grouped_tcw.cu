@@ -34,14 +34,15 @@ constexpr bool kGroupedTcwWidths = MN >= 64 && !(KB == 2 && MN == 64);
 
 // CTAs per SM the registers must allow: tcw's, and two for k = 2 with 64-row tiles, which ran at
 // two per SM with 123 registers (ptxas) and would take 131 with the per-thread copy pointers below.
-// KBIT_GTCW_MINB64 (bit k, k = 3..5; k = 2 holds two whatever it says): two also for the 64-token kernels at k = 3
-// and 4 (the latter on the pair table), as tcw_kernel's kTcwMinBlocks (since the forty-fourth session; measured on the
-// H200 only, applied on the H100 too). ptxas (sm_90a): k = 4 on the pair table 127 registers
-// (128 and 12 bytes spilled with two row tiles per CTA), k = 3 128 with 8 bytes spilled (20 with two row tiles); k = 5
-// and k = 4 without the pair table stay at one (tcw_kernel's k = 5 lost with its spills). What they measured:
-// grouped_tcw_tile (lib/kbit/moe_sched.h).
+// KBIT_GTCW_MINB64 (bit k, k = 3..5; k = 2 holds two whatever it says): two also for the 64-token kernels at k = 3,
+// 4 (the latter on the pair table) and 5, as tcw_kernel's kTcwMinBlocks for k = 3, 4 (k = 3, 4 since the forty-fourth
+// session, k = 5 since the forty-fifth; measured on the H200 only, applied on the H100 too). ptxas (sm_90a): k = 4 on
+// the pair table 127 registers (128 and 12 bytes spilled with two row tiles per CTA), k = 3 128 with 8 bytes spilled
+// (20 with two row tiles), k = 5 128 with 56 bytes spilled (20 with two row tiles: tcw_kernel's dense k = 5 at two per
+// SM lost with 60-88, but here it won, bench/results/2026-11-28-h200-s45first); k = 4 without the pair table stays at
+// one. What they measured: grouped_tcw_tile (lib/kbit/moe_sched.h).
 #ifndef KBIT_GTCW_MINB64
-#define KBIT_GTCW_MINB64 0x18
+#define KBIT_GTCW_MINB64 0x38
 #endif
 constexpr bool grouped_tcw_two_per_sm64(int bits, bool pairs) {
   return bits == 2 || (((KBIT_GTCW_MINB64 >> bits) & 1) && (bits != 4 || pairs));

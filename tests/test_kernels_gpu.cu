@@ -1825,22 +1825,22 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
       // off the permute's 8-row tiles, N and K tails (N % 128 = 72, K % 256 = 128)
       {2, 200, 640, {100, 37}},
       // grouped_tcw's token tiles by the mean rows per expert (grouped_tcw.cu, grouped_tcw_mn): at mean 60
-      // 64 rows (k = 2, 3, 4 on the pair table: two CTAs per SM) or 128 (k = 5); at 96 64 (k = 2, 3, 4) or 256
-      // (k = 5); 256 at 124 (k >= 3; 64 at k = 2) and at 207; experts split into items
+      // and 96 64 rows (the 64-token kernels at two CTAs per SM); 256 at 124 (k >= 3; 64 at k = 2) and at 207;
+      // experts split into items
       {2, 100, 512, {70, 50}},
       {2, 200, 512, {130, 62}},
       {2, 136, 384, {150, 97}},
       {2, 72, 256, {300, 113}},
       // grouped_tcw's item widths (the least power-of-two part of the tile, >= 32, that holds the
       // item's rows): mean 177 -> 256-row tiles, items of 256, 128, 64 and 32 width, full and partial
-      // (rows 256, 200, 129, 128, 65, 64, 33, 32, 8, 1 per item); mean 59 -> 128-row tiles at k = 5 (widths 128,
-      // 64, 32), 64 at k = 3, 4 (widths 64, 32) and at k = 2 (one width there: grouped_tcw.cu, kGroupedTcwWidths).
-      // The 128-row tile at k = 3, 4 (no longer the rule's) runs in the forced-tile doctest below.
+      // (rows 256, 200, 129, 128, 65, 64, 33, 32, 8, 1 per item); mean 59 -> 64-row tiles at k = 3..5 (widths 64,
+      // 32) and at k = 2 (one width there: grouped_tcw.cu, kGroupedTcwWidths). The 128-row tile (no longer the
+      // rule's but at k = 4 without the pair table) runs at every k in the forced-tile doctest below.
       {12, 72, 256, {520, 400, 300, 257, 200, 129, 128, 65, 64, 33, 32, 1}},
       {6, 40, 128, {130, 100, 64, 40, 20, 1}},
       // grouped_tcw's two 128-row tiles per CTA at K <= 512 (grouped_tcw_rt): three row tiles (the
-      // last CTA of each item has one; N = 264 also ends in a partial tile), at 64-row token tiles (mean 66, k = 3, 4;
-      // 128 at k = 5) and 256 (mean 175, k >= 3), items of several widths
+      // last CTA of each item has one; N = 264 also ends in a partial tile), at 64-row token tiles (mean 66, k = 3..5)
+      // and 256 (mean 175, k >= 3), items of several widths
       {2, 300, 256, {90, 41}},
       {3, 264, 512, {256, 150, 119}},
   };
@@ -2103,8 +2103,8 @@ TEST_CASE("gpu: linear reports violated preconditions") {
 
 TEST_CASE("gpu: grouped_tcw at every token tile equals the CPU reference bit for bit; the tile rule") {
   if (!gpu::tcw_supported()) return;
-  // The rule (grouped_tcw_mn): k = 2 32 / 64 / 256 to 16 / 160 mean rows; k = 3 and k = 4 on the pair table (the
-  // 64-token kernels at two CTAs per SM) 64 to 96 (k = 3: 32 to 8), then 256; k = 5 and k = 4 without the pair table
+  // The rule (grouped_tcw_mn): k = 2 32 / 64 / 256 to 16 / 160 mean rows; k = 3, k = 4 on the pair table and k = 5
+  // (the 64-token kernels at two CTAs per SM) 64 to 96 (k = 3: 32 to 8), then 256; k = 4 without the pair table
   // 32 / 128 / 256 to 48 / 72. Not where the environment sets the tile or turns the rule off (the A/B knobs).
   const bool knobs = std::getenv("KBIT_GTCW_MN") != nullptr || std::getenv("KBIT_GTCW_MN64") != nullptr;
   struct Rule {
@@ -2116,20 +2116,20 @@ TEST_CASE("gpu: grouped_tcw at every token tile equals the CPU reference bit for
   for (const Rule& r : std::vector<Rule>{{2, false, 16, 32},  {2, false, 17, 64},  {2, false, 160, 64}, {2, false, 161, 256},
                                          {3, false, 8, 32},   {3, false, 9, 64},   {3, false, 96, 64},  {3, false, 97, 256},
                                          {4, true, 8, 64},    {4, true, 96, 64},   {4, true, 97, 256},  {4, false, 48, 32},
-                                         {4, false, 49, 128}, {4, false, 73, 256}, {5, false, 48, 32},  {5, false, 49, 128},
-                                         {5, false, 72, 128}, {5, false, 73, 256}}) {
+                                         {4, false, 49, 128}, {4, false, 73, 256}, {5, false, 8, 64},   {5, false, 96, 64},
+                                         {5, false, 97, 256}}) {
     if (knobs) break;
     const QuantizedTensor q = make_exact_weights(r.bits, 4, 64, 256, 3);
     const DeviceWeights w(q);
     TiledView v = w.view;
     v.half_cb = r.pairs || r.bits != 4;  // k = 4 without the pair table: a codebook not exact in half precision
     REQUIRE(gpu::detail::tcw_uses_pairs(v) == r.pairs);
-    CHECK(gpu::detail::grouped_tcw_mn64(v) == (r.bits == 3 || r.pairs));
+    CHECK(gpu::detail::grouped_tcw_mn64(v) == (r.bits == 3 || r.bits == 5 || r.pairs));
     CHECK_MESSAGE(gpu::detail::grouped_tcw_token_tile(4 * r.mean, v) == r.mn, "k=", r.bits, " pairs=", r.pairs, " mean ",
                   r.mean);
   }
-  // The 64-token kernels the rule takes at k = 2, 3 and k = 4 on the pair table hold two CTAs per SM (k = 5 and k = 4
-  // without the pair table one), with one and with two row tiles per CTA (K = 256, N > 128: grouped_tcw_rt).
+  // The 64-token kernels hold two CTAs per SM (k = 4 without the pair table one), with one and with two row tiles per
+  // CTA (K = 256, N > 128: grouped_tcw_rt).
   for (int bits = 2; bits <= 5; ++bits)
     for (bool pairs : {false, true}) {
       if (pairs && bits != 4) continue;
@@ -2142,7 +2142,7 @@ TEST_CASE("gpu: grouped_tcw at every token tile equals the CPU reference bit for
           CAPTURE(bits);
           CAPTURE(pairs);
           CAPTURE(n);
-          CHECK(gpu::detail::grouped_tcw_resident(v, act, 64) == (bits <= 3 || pairs ? 2 : 1));
+          CHECK(gpu::detail::grouped_tcw_resident(v, act, 64) == (bits != 4 || pairs ? 2 : 1));
         }
       }
     }

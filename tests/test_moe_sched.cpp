@@ -100,7 +100,7 @@ TEST_CASE("moe grouped_tcw from 8 mean rows, from 6 at k = 4 on the pair table")
   }
 }
 
-TEST_CASE("moe grouped_tcw's token tile: the 64-token rule at k = 3, 4 where two CTAs per SM fit, k = 2 its own") {
+TEST_CASE("moe grouped_tcw's token tile: the 64-token rule at k = 3..5 where two CTAs per SM fit, k = 2 its own") {
   // grouped_tcw_mn64_rule: k >= 3 only, and only where the 64-token kernel holds two CTAs per SM.
   CHECK_FALSE(kbit::grouped_tcw_mn64_rule(2, true));
   CHECK(kbit::grouped_tcw_mn64_rule(3, true));
@@ -117,6 +117,7 @@ TEST_CASE("moe grouped_tcw's token tile: the 64-token rule at k = 3, 4 where two
                         Rule{2, false, 161, 256}, Rule{2, true, 16, 32}, Rule{2, true, 161, 256}, Rule{3, true, 1, 32},
                         Rule{3, true, 8, 32}, Rule{3, true, 9, 64}, Rule{3, true, 96, 64}, Rule{3, true, 97, 256},
                         Rule{4, true, 1, 64}, Rule{4, true, 8, 64}, Rule{4, true, 96, 64}, Rule{4, true, 97, 256},
+                        Rule{5, true, 1, 64}, Rule{5, true, 8, 64}, Rule{5, true, 96, 64}, Rule{5, true, 97, 256},
                         Rule{3, false, 48, 32}, Rule{3, false, 49, 128}, Rule{4, false, 72, 128}, Rule{4, false, 73, 256},
                         Rule{5, false, 1, 32}, Rule{5, false, 48, 32}, Rule{5, false, 49, 128}, Rule{5, false, 72, 128},
                         Rule{5, false, 73, 256}}) {

@@ -5,6 +5,8 @@ runs of an arm; land and cross: the least; every kbit row must read PASS).
   gtcwmn64_tables.py DIR screen   grouped_tcw per token tile: rule / mn64 / mn128 / mn256 (screen/)
   gtcwmn64_tables.py DIR land     automatic, old rule / new (land/)
   gtcwmn64_tables.py DIR cross    grouped_tcv against grouped_tcw at 3-10 mean rows (land/ cross run and final/)
+  gtcwmn64_tables.py DIR k5       k = 5: grouped_tcw and automatic, main / the variant at two CTAs per SM (the forty-fifth
+                                  session's first call, 2026-11-28-h200-s45first: arms main and k5, best of the runs)
 """
 import collections
 import glob
@@ -72,6 +74,24 @@ def main():
                   f"{new[0]:8.2f} {new[1][11:]:14} {old[0] / new[0]:.3f}x  {best / old[0]:.2f}x {best / new[0]:.2f}x")
         print(f"best of 2 per arm; old/new geomean {geomean(ratios):.3f}x, {min(ratios):.3f}-{max(ratios):.3f}x, "
               f"{len(ratios)} rows")
+    elif what == "k5":
+        r, ref = rows(f"{d}/bench-[0-9]-*.txt.gz")
+        tcw, auto = [], []
+        print(f"{'row':40} {'M':>5} mean {'gtcw main':>9} {'k5':>8} {'ratio':>6}  {'automatic main':>24} "
+              f"{'k5':>24} {'ratio':>6}  x fp16: main  k5")
+        for key in sorted(r):
+            by = {a: {k: min(v) for (b, k), v in r[key].items() if b == a} for a in ("main", "k5")}
+            am = min((t, k) for k, t in by["main"].items() if k.startswith("automatic"))
+            ak = min((t, k) for k, t in by["k5"].items() if k.startswith("automatic"))
+            g = by["main"]["grouped_tcw"] / by["k5"]["grouped_tcw"]
+            tcw.append(g)
+            auto.append(am[0] / ak[0])
+            best = min(ref[key[:2]])
+            print(f"{key[0]:40} {key[1]:5d} {mean_rows(key[0], key[1]):4d} {by['main']['grouped_tcw']:9.2f} "
+                  f"{by['k5']['grouped_tcw']:8.2f} {g:.3f}x  {am[1][11:]:14} {am[0]:9.2f} {ak[1][11:]:14} {ak[0]:9.2f} "
+                  f"{am[0] / ak[0]:.3f}x  {best / am[0]:.2f}x {best / ak[0]:.2f}x")
+        print(f"best of the runs per arm; main/k5 geomean grouped_tcw {geomean(tcw):.3f}x ({min(tcw):.3f}-{max(tcw):.3f}x), "
+              f"automatic {geomean(auto):.3f}x ({min(auto):.3f}-{max(auto):.3f}x), {len(tcw)} rows")
     elif what == "cross":
         r1, _ = rows(f"{d}/land/bench-1-cross.txt.gz")
         r2, _ = rows(f"{d}/final/bench-[0-9]-[qg].txt.gz")

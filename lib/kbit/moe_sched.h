@@ -47,16 +47,16 @@ inline bool moe_gemv_short_fast(int64_t E, int64_t total_rows, int bits, int64_t
 }
 
 // Whether grouped_tcw takes its 64-token tile rule (grouped_tcw_tile) at k = `bits`, given whether that k's 64-token
-// kernel holds two CTAs per SM (kernels/grouped_tcw.cu: k = 3, and k = 4 on the pair table; k = 2's do too, but k = 2
-// keeps its own rule).
+// kernel holds two CTAs per SM (kernels/grouped_tcw.cu: k = 3, 5, and k = 4 on the pair table; k = 2's do too, but
+// k = 2 keeps its own rule).
 inline bool grouped_tcw_mn64_rule(int bits, bool two_per_sm64) { return bits >= 3 && two_per_sm64; }
 
 // grouped_tcw's token tile (32, 64, 128 or 256 tokens) at k = `bits` and `mean` routed rows per active expert
 // (moe_mean_rows); `mn64`: grouped_tcw_mn64_rule. Each item then runs at the least power-of-two width of the tile
 // (>= 32) that holds its rows, so a larger tile costs little on an expert's partial last item and saves decodes (one
 // per item and row tile).
-// - mn64 (k = 3, k = 4 on the pair table; since the forty-fourth session): 64 to 96 mean rows (k = 3: 32 to 8), then
-//   256. Measured on the H200 only, applied on the H100 too (bench/results/2026-11-28-h200-gtcwmn64; the tile forced to
+// - mn64 (k = 3, k = 4 on the pair table since the forty-fourth session; k = 5 since the forty-fifth): 64 to 96 mean
+//   rows (k = 3: 32 to 8), then 256. Measured on the H200 only, applied on the H100 too (bench/results/2026-11-28-h200-gtcwmn64; the tile forced to
 //   64 / 128 / 256 against the previous rule, grouped_tcw, f16, median of 1-3 reps; us): 64 led at every mean of 10 to
 //   80 rows, 1.02-1.23x over the previous rule's 32 / 128 / 256 (Qwen3-Coder-Next at 10, 20, 40, 80; GLM-4.7-Flash at
 //   32, 64: experts.gate_up at M = 1024, k = 4, 279.8 -> 232.2, experts.down 151.6 -> 123.1); at 128 mean rows 256 led
@@ -64,7 +64,11 @@ inline bool grouped_tcw_mn64_rule(int bits, bool two_per_sm64) { return bits >= 
 //   215.8; k = 4 tied, 210.8 / 210.4); at 256 (GLM M = 4096) 256 led by 1.15-1.22x over 64 (1.09-1.12x over 128). 96
 //   lies between the measured 80 and 128. At 8 mean rows (GLM M = 128; -gtcwmn64/land, automatic, best of 2) 32 kept
 //   k = 3 (down 72.4 against 74.2, gate_up 135.7 against 136.3) and 64 took k = 4 (67.1 against 67.7, 121.5 / 125.3).
-// - Otherwise (k = 5, k = 4 without the pair table, and k = 3, 4 with KBIT_GTCW_MN64=0), measured with the widths on
+//   k = 5 (bench/results/2026-11-28-h200-s45first: the 64-token kernels at two CTAs per SM and this rule against one
+//   CTA and the previous rule, grouped_tcw, f16, best of 2, M = 256..2048 on both models): 1.066x geomean over 16
+//   rows, 0.997-1.215x (Qwen3 experts at 5-40 mean rows 1.01-1.22x; GLM at 16-32 1.02-1.18x, at 64 and 128 within
+//   0.3%); at 5 mean rows (Qwen3 M = 256) 64 beat 32 (gate_up 433.2 against 449.9), so k = 5 takes 64 from 1.
+// - Otherwise (k = 4 without the pair table, and k = 3..5 with KBIT_GTCW_MN64=0), measured with the widths on
 //   the H100 (bench/results/2026-11-25-h100-gtcwwidths, the tile forced to 64 / 128 / 256 against this rule's previous
 //   form, every 64-token kernel then at one CTA per SM but k = 2's; us, k = 4 unless stated):
 //   - k >= 3, <= 48 mean rows: 32 (Qwen3-Coder-Next experts at 20 and 40 mean rows, M = 1024 / 2048: down 308 / 429
