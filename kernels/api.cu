@@ -750,8 +750,9 @@ MoeKernel choose_moe(int64_t total_rows, const TiledView& w, bool tcw) {
   // vs 80.5 us, gate_up 134.7 vs 150.5 (k = 4), at 32 (M = 512) 110.4 vs 196.0 and 207.3 vs 366.9;
   // Qwen3-Coder-Next at 10 (M = 512) 249.9 vs 294.9 and 382.1 vs 457.5. grouped_tcv kept 4 mean rows
   // (GLM M = 64: 63.4 vs 70.5) and tied at 5 (Qwen3 M = 256: 225.7 vs 216.3, 338.1 vs 325.2).
-  // Since the forty-fourth session from 6 mean rows at k = 4 on the pair table where its 64-token tile rule is on
-  // (moe_tcw_min_mean, lib/kbit/moe_sched.h; grouped_tcw_mn64: KBIT_GTCW_MN64=0 restores 8 with the old tiles).
+  // Since the forty-fourth session from 6 mean rows at k = 4 on the pair table, and since the forty-fifth at k = 5,
+  // where its 64-token tile rule is on (moe_tcw_min_mean, lib/kbit/moe_sched.h; grouped_tcw_mn64: KBIT_GTCW_MN64=0
+  // restores 8 with the old tiles).
   if (tcw && mean >= moe_tcw_min_mean(w.bits, detail::grouped_tcw_mn64(w)) &&
       detail::grouped_tcw_ctas(total_rows, w) <= detail::kGroupedTcwMaxCtas)
     return MoeKernel::grouped_tcw;

@@ -32,11 +32,13 @@
 // fp32 accumulation -- except the pair tables: W' = rn(rn(cb) * scale), two roundings.
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <type_traits>
 
 #include <cooperative_groups.h>
 
 #include "common.cuh"
+#include "kbit/moe_sched.h"
 #include "kbit/tcv_map.h"
 #include "kbit/tcv_sched.h"
 #include "launch.h"
@@ -60,6 +62,9 @@
 #ifndef KBIT_GROUPED_TCV_PAIRS
 #define KBIT_GROUPED_TCV_PAIRS 1
 #endif
+// Experiment knob for A/B runs in one binary: KBIT_GTCV_NT_HINT=1 in the environment sizes grouped_tcv's items by
+// MoeArgs::max_rows_per_expert_hint (NT = 2 above 8 rows), as before the forty-fifth session, in place of the mean
+// rows per active expert (grouped_tcv_two_tiles, lib/kbit/moe_sched.h).
 // Experiment knob: the mma after which kFetchLeanMid issues the prefetch (0..7; measured: 1).
 #ifndef KBIT_TCV_FETCH_MID_AT
 #define KBIT_TCV_FETCH_MID_AT 1
@@ -709,9 +714,16 @@ cudaError_t launch_grouped_t(const MoeArgs& a, int kw) {
                    static_cast<const T*>(a.A), static_cast<T*>(a.C), a.expert_offsets, a.w, kw);
 }
 
-// Grouped: rows per work item from the expected rows per active expert (8 or 16); K split inside
-// the CTA by grouped_tcv_kw (lib/kbit/tcv_sched.h).
+// Grouped: rows per work item (8, or 16 in two n8 tiles) from the mean rows per active expert
+// (grouped_tcv_two_tiles); K split inside the CTA by grouped_tcv_kw (lib/kbit/tcv_sched.h).
 // The k = 2 pair table serves up to kTcvPairs2MaxM rows per expert (tcv_uses_pairs): one n8 tile.
+bool grouped_tcv_nt_by_hint() {
+  static const bool on = [] {
+    const char* e = std::getenv("KBIT_GTCV_NT_HINT");
+    return e != nullptr && std::atoi(e) != 0;
+  }();
+  return on;
+}
 template <Act ACT, int KB, bool PR>
 cudaError_t launch_grouped_nt(const MoeArgs& a) {
   auto run = [&](auto nt) {
@@ -724,7 +736,9 @@ cudaError_t launch_grouped_nt(const MoeArgs& a) {
   if constexpr (PR && KB == 2)
     return a.max_rows_per_expert_hint <= 8 ? run(std::integral_constant<int, 1>{}) : cudaErrorInvalidValue;
   else
-    return a.max_rows_per_expert_hint > 8 ? run(std::integral_constant<int, 2>{}) : run(std::integral_constant<int, 1>{});
+    return (grouped_tcv_nt_by_hint() ? a.max_rows_per_expert_hint > 8 : grouped_tcv_two_tiles(a.w.E, a.total_rows))
+               ? run(std::integral_constant<int, 2>{})
+               : run(std::integral_constant<int, 1>{});
 }
 
 template <Act ACT>

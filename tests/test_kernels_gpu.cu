@@ -146,7 +146,7 @@ bool run_dense(gpu::Kernel kernel, Act act, const DeviceWeights& w, const std::v
 }
 
 void run_moe(gpu::MoeKernel kernel, Act act, const DeviceWeights& w, const std::vector<uint16_t>& A,
-             const std::vector<int64_t>& offsets, std::vector<uint16_t>& C) {
+             const std::vector<int64_t>& offsets, std::vector<uint16_t>& C, int max_rows_hint = 0) {
   const int64_t rows = offsets.back();
   std::vector<int32_t> off32(offsets.begin(), offsets.end());
   DeviceBuf<uint16_t> dA(A), dC(size_t(rows * w.view.N));
@@ -160,6 +160,7 @@ void run_moe(gpu::MoeKernel kernel, Act act, const DeviceWeights& w, const std::
   a.act = act;
   a.w = w.view;
   a.kernel = kernel;
+  a.max_rows_per_expert_hint = max_rows_hint;
   const size_t wsb = gpu::moe_linear_workspace_bytes(rows, w.view, act, kernel);
   DeviceBuf<uint8_t> ws(wsb);
   a.workspace = wsb ? ws.p : nullptr;
@@ -170,10 +171,12 @@ void run_moe(gpu::MoeKernel kernel, Act act, const DeviceWeights& w, const std::
   C = dC.host();
 }
 
-// An MoE case: E experts of N x K weights and the routed rows of each expert.
+// An MoE case: E experts of N x K weights and the routed rows of each expert; the caller's
+// MoeArgs::max_rows_per_expert_hint (0: none).
 struct MoeCase {
   int64_t E, N, K;
   std::vector<int64_t> rows;
+  int hint = 0;
 };
 
 // Exact-mode weights of c at k = bits (seed++), its expert offsets, exact activations of all its routed rows (seed++)
@@ -1844,6 +1847,10 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
       {2, 300, 256, {90, 41}},
       {3, 264, 512, {256, 150, 119}},
   };
+  // Decode routing with one popular expert, its most rows given as the hint (as kbit-bench gives them): 2 mean rows
+  // per active expert, so grouped_tcv takes one-tile items (grouped_tcv_two_tiles; two with KBIT_GTCV_NT_HINT=1) and
+  // splits the 12 rows of expert 1 into items of 8 and 4.
+  cases.push_back({16, 72, 256, {1, 12, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 12});
   // Many experts, decode routing: 10 tokens x top-4 over 300 experts, most experts empty.
   {
     Rng rng(7);
@@ -1878,10 +1885,10 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
         const std::vector<uint16_t> want = to_act(act, x.ref);
         for (gpu::MoeKernel kernel : kernels) {
           std::vector<uint16_t> got;
-          run_moe(kernel, act, x.w, to_act(act, x.A), x.off, got);
+          run_moe(kernel, act, x.w, to_act(act, x.A), x.off, got, c.hint);
           const int64_t bad = first_mismatch(got, want);
-          CHECK_MESSAGE(bad < 0, std::string(gpu::moe_kernel_name(kernel)), " k=", bits, " E=", c.E, " N=", c.N, " K=", c.K, " ",
-                        act_name(act), ": row ", bad / c.N, " n ", bad % c.N);
+          CHECK_MESSAGE(bad < 0, std::string(gpu::moe_kernel_name(kernel)), " k=", bits, " E=", c.E, " N=", c.N, " K=", c.K,
+                        " hint ", c.hint, " ", act_name(act), ": row ", bad / c.N, " n ", bad % c.N);
         }
       }
     }
@@ -2171,21 +2178,22 @@ TEST_CASE("gpu: grouped_tcw at every token tile equals the CPU reference bit for
   }
 }
 
-TEST_CASE("gpu: MoE dispatch takes grouped_tcw from 8 mean rows, from 6 at k = 4 on the pair table") {
+TEST_CASE("gpu: MoE dispatch takes grouped_tcw from 8 mean rows, from 6 at k = 4 on the pair table and at k = 5") {
   if (!gpu::tcw_supported()) return;
   // GLM-4.7-Flash experts.down (64 experts of 2048 x 1536) at 4..9 mean rows (M = 64..144, top-4): grouped_tcv below
-  // moe_tcw_min_mean (bench/results/2026-11-28-h200-gtcwmn64/final).
+  // moe_tcw_min_mean (bench/results/2026-11-28-h200-gtcwmn64/final, -s45land).
   TiledView w;
   w.E = 64;
   w.N = 2048;
   w.K = 1536;
   for (bool half_cb : {true, false})
-    for (int bits : {3, 4}) {
+    for (int bits : {3, 4, 5}) {
       w.half_cb = half_cb;
       w.bits = bits;
       // KBIT_GTCW_MN64=0 in the environment restores 8 with the old tiles (grouped_tcw_mn64 false).
-      if (std::getenv("KBIT_GTCW_MN64") == nullptr) CHECK(gpu::detail::grouped_tcw_mn64(w) == (bits == 3 || half_cb));
-      const int64_t from = bits == 4 && half_cb && gpu::detail::grouped_tcw_mn64(w) ? 6 : 8;
+      if (std::getenv("KBIT_GTCW_MN64") == nullptr)
+        CHECK(gpu::detail::grouped_tcw_mn64(w) == (bits == 3 || bits == 5 || half_cb));
+      const int64_t from = ((bits == 4 && half_cb) || bits == 5) && gpu::detail::grouped_tcw_mn64(w) ? 6 : 8;
       for (int64_t mean = 4; mean <= 9; ++mean) {
         CAPTURE(half_cb);
         CAPTURE(bits);

@@ -93,10 +93,10 @@ TEST_CASE("moe dispatch: grouped_gemv keeps short rows of one token at k = 3, 4 
   CHECK_FALSE(kbit::moe_gemv_short_fast(5, 10, 3, 512, 4800.0));
 }
 
-TEST_CASE("moe grouped_tcw from 8 mean rows, from 6 at k = 4 on the pair table") {
+TEST_CASE("moe grouped_tcw from 8 mean rows, from 6 at k = 4, 5 with the 64-token rule") {
   for (int bits = 2; bits <= 5; ++bits) {
     CHECK(kbit::moe_tcw_min_mean(bits, false) == 8);
-    CHECK(kbit::moe_tcw_min_mean(bits, true) == (bits == 4 ? 6 : 8));
+    CHECK(kbit::moe_tcw_min_mean(bits, true) == (bits == 4 || bits == 5 ? 6 : 8));
   }
 }
 
@@ -126,4 +126,14 @@ TEST_CASE("moe grouped_tcw's token tile: the 64-token rule at k = 3..5 where two
     CAPTURE(r.mean);
     CHECK(kbit::grouped_tcw_tile(r.bits, r.mn64, r.mean) == r.mn);
   }
+}
+
+TEST_CASE("moe grouped_tcv's items of two n8 tiles only above 8 mean rows per active expert") {
+  CHECK_FALSE(kbit::grouped_tcv_two_tiles(512, 160));  // Qwen3-Coder-Next experts at 16 tokens: mean 1
+  CHECK_FALSE(kbit::grouped_tcv_two_tiles(64, 64));    // GLM-4.7-Flash experts at 16 tokens: mean 1
+  CHECK_FALSE(kbit::grouped_tcv_two_tiles(64, 512));   // mean 8
+  CHECK(kbit::grouped_tcv_two_tiles(64, 513));         // mean 9 (rounded up)
+  CHECK(kbit::grouped_tcv_two_tiles(1, 9));
+  CHECK_FALSE(kbit::grouped_tcv_two_tiles(1, 8));
+  CHECK_FALSE(kbit::grouped_tcv_two_tiles(8, 0));
 }

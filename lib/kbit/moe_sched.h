@@ -34,6 +34,14 @@ inline int64_t moe_max_items(int64_t E, int64_t total_rows, int chunk) {
   return n + (total_rows - n) / chunk;
 }
 
+// Whether grouped_tcv's items hold up to 16 rows (two n8 token tiles, NT = 2) rather than 8: only where the mean
+// routed rows per active expert (moe_mean_rows) exceed 8. Until the forty-fifth session the launcher went by
+// MoeArgs::max_rows_per_expert_hint, the most rows of any expert, and at decode sizes one popular expert took every
+// item to two tiles, each costing ~1.4x one tile's step (two n8 tiles' B fragments and mma, more registers) for the
+// ~1 row most items hold; with one tile such an expert's rows split into two items of 8 instead, one more decode
+// of its weights. Measured: see the call that landed it (bench/results/2026-11-28-h200-gtcvnt).
+inline bool grouped_tcv_two_tiles(int64_t E, int64_t total_rows) { return moe_mean_rows(E, total_rows) > 8; }
+
 // Whether the MoE dispatch keeps grouped_gemv at k = 3, 4 on short expert rows (K <= 512) of at most 10 routed rows
 // spread one per expert (E >= total_rows: mean one row per active expert, as the measured routing, top-10 of 512
 // experts at one token), on a GPU of `peak_gbps` peak DRAM bandwidth. On the H200 grouped_gemv led there in three reps under PDL (Qwen3-Coder-
@@ -88,14 +96,18 @@ inline int grouped_tcw_tile(int bits, bool mn64, int64_t mean) {
 }
 
 // The mean routed rows per active expert (moe_mean_rows) from which the MoE dispatch takes grouped_tcw (sm_90a) over
-// grouped_tcv: 8 (H100, bench/results/2026-11-25-h100-groupedtcw), and 6 at k = 4 on the pair table where grouped_tcw's
-// 64-token kernels hold two CTAs per SM and take its 64-token tile rule (`pairs`: kernels' grouped_tcw_mn64; since the
-// forty-fourth session, measured on the H200 only, applied on the H100 too). There, on the H200
+// grouped_tcv: 8 (H100, bench/results/2026-11-25-h100-groupedtcw), and 6 at k = 4 on the pair table and at k = 5 where
+// grouped_tcw's 64-token kernels hold two CTAs per SM and take its 64-token tile rule (`mn64`: kernels'
+// grouped_tcw_mn64; k = 4 since the forty-fourth session, k = 5 since the forty-fifth; measured on the H200 only,
+// applied on the H100 too). There, on the H200
 // (bench/results/2026-11-28-h200-gtcwmn64/final, best of 2, us, grouped_tcv against grouped_tcw): at 6 mean rows
 // GLM-4.7-Flash experts (M = 96) down 66.62 / 64.70, gate_up 123.36 / 120.03; at 7 Qwen3-Coder-Next experts (M = 320)
 // 210.98 / 185.13, 327.31 / 304.19; at 5 they split (Qwen3 M = 256 1.02-1.08x for grouped_tcw, GLM M = 80 0.96-0.97x)
 // and at 4 grouped_tcv led on GLM (M = 64, 0.88-0.93x) while Qwen3 (M = 160) split (down 1.03x, gate_up 0.94x). k = 3 stays at 8 (grouped_tcw 0.86-0.97x at 5-6 mean rows but
-// Qwen3 experts.down at 7, 1.02x).
-inline int64_t moe_tcw_min_mean(int bits, bool pairs) { return bits == 4 && pairs ? 6 : 8; }
+// Qwen3 experts.down at 7, 1.02x). k = 5 (bench/results/2026-11-28-h200-s45land, one rep, grouped_tcv against
+// grouped_tcw at its 64-token tile): at 6 mean rows GLM experts (M = 96) down 98.08 / 95.84, gate_up 187.63 / 181.88;
+// at 7 Qwen3 experts (M = 320) 288.66 / 270.93, 501.93 / 461.15; at 5 (Qwen3 M = 256, -s45first) grouped_tcv led,
+// 247.8 / 261.4 and 417.5 / 433.2.
+inline int64_t moe_tcw_min_mean(int bits, bool mn64) { return (bits == 4 || bits == 5) && mn64 ? 6 : 8; }
 
 }  // namespace kbit

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Tables of bench/results/2026-11-28-h200-s45land from its kbit-bench text reports (every kbit row must read PASS).
+
+  s45_tables.py DIR nt    grouped_tcv and automatic_pdl, items by the mean rows (arm mean) / by the hint (arm hint),
+                          best of the runs, with x the best fp16 alternative of the same runs
+  s45_tables.py DIR k5lo  k = 5 at 1-20 mean rows: grouped_tcv, grouped_tcw and automatic at the rule's tile (arm rule)
+                          and at KBIT_GTCW_MN=32 (arm mn32), one run each
+"""
+import collections
+import glob
+import gzip
+import math
+import re
+import sys
+
+ROW = re.compile(r"(\S+)\s+(\d+)\s+(\d)\s+f16\s+(\S+)\s+(PASS|FAIL|\S+)\s+([\d.]+)")
+REF = re.compile(r"(\S+)\s+(\d+)\s+-\s+f16\s+cublas_\w+\s+ref\s+([\d.]+)")
+
+
+def rows(d, arms):
+    """{(shape, M, k): {(arm, kernel): [us, ...]}} and {(shape, M): [fp16 baseline us, ...]} over the runs of the arms."""
+    out, ref = collections.defaultdict(lambda: collections.defaultdict(list)), collections.defaultdict(list)
+    for path in sorted(p for a in arms for p in glob.glob(f"{d}/bench-[0-9]-{a}.txt*")):
+        arm = re.search(r"bench-\d+-(\w+)\.txt", path).group(1)
+        for line in (gzip.open if path.endswith(".gz") else open)(path, "rt"):
+            m = ROW.match(line)
+            if m and not m.group(4).startswith("cublas"):
+                if m.group(5) != "PASS":
+                    sys.exit(f"{path}: not PASS: {line.strip()}")
+                out[(m.group(1), int(m.group(2)), int(m.group(3)))][(arm, m.group(4))].append(float(m.group(6)))
+            m = REF.match(line)
+            if m:
+                ref[(m.group(1), int(m.group(2)))].append(float(m.group(3)))
+    return out, ref
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def main():
+    d, what = sys.argv[1], sys.argv[2]
+    if what == "nt":
+        r, ref = rows(d, ("mean", "hint"))
+        tcv, auto = [], []
+        print(f"{'row':38} {'M':>3} k {'tcv hint':>8} {'mean':>8} ratio  {'auto hint':>9} {'mean':>8} ratio  "
+              f"x fp16: hint  mean  (automatic_pdl's kernel)")
+        for key in sorted(r, key=lambda k: (k[0], k[2], k[1])):
+            by = {(a, k): min(v) for (a, k), v in r[key].items()}
+            th, tm = by[("hint", "grouped_tcv")], by[("mean", "grouped_tcv")]
+            ah = min((t, k) for (a, k), t in by.items() if a == "hint" and k.startswith("automatic"))
+            am = min((t, k) for (a, k), t in by.items() if a == "mean" and k.startswith("automatic"))
+            best = min(ref[key[:2]])
+            tcv.append(th / tm)
+            auto.append(ah[0] / am[0])
+            print(f"{key[0]:38} {key[1]:3d} {key[2]} {th:8.2f} {tm:8.2f} {th / tm:.3f}  {ah[0]:9.2f} {am[0]:8.2f} "
+                  f"{ah[0] / am[0]:.3f}  {best / ah[0]:.2f}x {best / am[0]:.2f}x  {am[1][15:]}")
+        print(f"best of the runs per arm; hint/mean geomean grouped_tcv {geomean(tcv):.3f}x "
+              f"({min(tcv):.3f}-{max(tcv):.3f}), automatic_pdl {geomean(auto):.3f}x ({min(auto):.3f}-{max(auto):.3f}), "
+              f"{len(tcv)} rows")
+    elif what == "k5lo":
+        r, _ = rows(d, ("rule", "mn32"))
+        print(f"{'row':38} {'M':>4} {'kernel':26} {'rule':>8} {'mn32':>8} mn32/rule")
+        for key in sorted(r):
+            for kern in sorted({k for (_, k) in r[key]}):
+                t = {a: min(v) for (a, k), v in r[key].items() if k == kern}
+                print(f"{key[0]:38} {key[1]:4d} {kern:26} {t['rule']:8.2f} {t['mn32']:8.2f} {t['mn32'] / t['rule']:.3f}")
+
+
+if __name__ == "__main__":
+    main()
