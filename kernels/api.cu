@@ -169,7 +169,7 @@ int weight_roundings(Kernel kernel, const TiledView& w, int64_t M) {
 }
 int moe_weight_roundings(MoeKernel kernel, const TiledView& w, int64_t total_rows, int max_rows_hint) {
   if (kernel == MoeKernel::grouped_tcv)
-    return detail::tcv_uses_pairs(w, true, detail::moe_rows_hint(w.E, total_rows, max_rows_hint)) ? 2 : 1;
+    return detail::tcv_uses_pairs(w, true, detail::grouped_tcv_rows(w.E, total_rows, max_rows_hint)) ? 2 : 1;
   if (kernel == MoeKernel::grouped_tcw) return detail::tcw_uses_pairs(w) ? 2 : 1;
   return 1;
 }

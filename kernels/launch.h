@@ -106,8 +106,7 @@ inline constexpr double kTcvPairsMinWeights = 32.0e6;
 // tables in the same runs (bench/results/2026-11-26-h100-tcvpairs2, 27 catalogue shapes) 1.125 /
 // 1.114 / 1.074 geomean at M = 1 / 2 / 4 (Llama-3-70B gate_up M = 1 110.9 -> 87.1 us, down 67.1 ->
 // 48.9), but 0.986 / 0.979 at M = 8 / 16 (0.90-1.12). The grouped kernel takes it by the same rule
-// on its rows per expert. M: the dense call's rows; for the grouped kernel
-// MoeArgs::max_rows_per_expert_hint as moe_linear fills it (moe_rows_hint).
+// on its rows per expert. M: the dense call's rows; for the grouped kernel grouped_tcv_rows.
 inline constexpr int64_t kTcvPairs2MaxM = 4;
 // k = 3 decodes by a pair table (since 2026-11-27 the table of adjacent pairs, 64 rows:
 // tcv_decode.cuh, stage_adj_table; measured below on block_nibbles' k = 4 table, its first 128 rows),
@@ -119,6 +118,11 @@ inline constexpr int64_t kTcvPairs2MaxM = 4;
 // 0.947 / 0.915 at M = 8 / 16).
 inline constexpr int64_t kTcvPairs3MaxM = 4;
 bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M);
+// The rows per expert grouped_tcv's decode is chosen by (tcv_uses_pairs' M: the k = 2 pair table to
+// kTcvPairs2MaxM): the mean rows per active expert (moe_mean_rows; since the forty-fifth session, as its
+// item sizing, grouped_tcv_two_tiles), or with KBIT_GTCV_NT_HINT=1 in the environment the caller's
+// max_rows_per_expert_hint (moe_rows_hint), as before.
+int64_t grouped_tcv_rows(int64_t E, int64_t total_rows, int max_rows_hint);
 // tcv's plan at M rows on this GPU (lib/kbit/tcv_sched.h: tcv_plan_for and the queries on a plan:
 // TcvPlan::short_k, its one pass where it would split K across more CTAs than SMs; tcv_latency, that
 // pass or a cluster split-K grid of at most one CTA per SM; ...), which dispatch asks.

@@ -716,7 +716,7 @@ cudaError_t launch_grouped_t(const MoeArgs& a, int kw) {
 
 // Grouped: rows per work item (8, or 16 in two n8 tiles) from the mean rows per active expert
 // (grouped_tcv_two_tiles); K split inside the CTA by grouped_tcv_kw (lib/kbit/tcv_sched.h).
-// The k = 2 pair table serves up to kTcvPairs2MaxM rows per expert (tcv_uses_pairs): one n8 tile.
+// The k = 2 pair table serves up to kTcvPairs2MaxM mean rows per expert (tcv_uses_pairs): one n8 tile.
 bool grouped_tcv_nt_by_hint() {
   static const bool on = [] {
     const char* e = std::getenv("KBIT_GTCV_NT_HINT");
@@ -733,8 +733,9 @@ cudaError_t launch_grouped_nt(const MoeArgs& a) {
     const int64_t steps = tcv_steps(a.w.K);
     return launch_grouped_t<ACT, KB, NT, PR>(a, grouped_tcv_kw(items, a.w.N, steps, slots, PR));
   };
-  if constexpr (PR && KB == 2)
-    return a.max_rows_per_expert_hint <= 8 ? run(std::integral_constant<int, 1>{}) : cudaErrorInvalidValue;
+  if constexpr (PR && KB == 2)  // <= kTcvPairs2MaxM rows per expert (grouped_tcv_rows); an expert of more splits
+    return grouped_tcv_nt_by_hint() && a.max_rows_per_expert_hint > 8 ? cudaErrorInvalidValue
+                                                                      : run(std::integral_constant<int, 1>{});
   else
     return (grouped_tcv_nt_by_hint() ? a.max_rows_per_expert_hint > 8 : grouped_tcv_two_tiles(a.w.E, a.total_rows))
                ? run(std::integral_constant<int, 2>{})
@@ -743,7 +744,7 @@ cudaError_t launch_grouped_nt(const MoeArgs& a) {
 
 template <Act ACT>
 cudaError_t launch_grouped_k(const MoeArgs& a) {
-  const bool pairs = tcv_uses_pairs(a.w, true, a.max_rows_per_expert_hint);
+  const bool pairs = tcv_uses_pairs(a.w, true, grouped_tcv_rows(a.w.E, a.total_rows, a.max_rows_per_expert_hint));
   return with_decode(a.w.bits, pairs, cudaErrorInvalidValue, [&](auto kb, auto pr) {
     return launch_grouped_nt<ACT, decltype(kb)::value, decltype(pr)::value>(a);
   });
@@ -763,6 +764,10 @@ bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M) {
   return static_cast<double>(w.N) * static_cast<double>(w.K) >= kTcvPairsMinWeights;
 }
 void tcv_force_pairs(int mode) { g_tcv_force_pairs.store(mode, std::memory_order_relaxed); }
+
+int64_t grouped_tcv_rows(int64_t E, int64_t total_rows, int max_rows_hint) {
+  return grouped_tcv_nt_by_hint() ? moe_rows_hint(E, total_rows, max_rows_hint) : moe_mean_rows(E, total_rows);
+}
 
 cudaError_t launch_grouped_tcv(const MoeArgs& a) {
   return a.act == Act::f16 ? launch_grouped_k<Act::f16>(a) : launch_grouped_k<Act::bf16>(a);

@@ -1764,22 +1764,25 @@ TEST_CASE("gpu: grouped_tcv's k = 4, 3 and 2 decodes give the W' moe_weight_roun
   // As the dense one-hot test, through moe_linear: two experts of R rows each, row m of either
   // expert the unit vector e_(k0 + m), so C[row, n] = W'_e[n, k0 + m] as the kernel rounded it. With
   // half_cb the k = 3, 4 table of adjacent pairs runs at any R, the k = 2 one up to
-  // kTcvPairs2MaxM rows per expert (no hint given: moe_linear takes the mean, R); above it and
-  // without half_cb, one rounding.
+  // kTcvPairs2MaxM mean rows per expert (grouped_tcv_rows), whatever the caller's hint (R = 1 runs
+  // again with the hint 8, which KBIT_GTCV_NT_HINT=1 would take instead); above it and without
+  // half_cb, one rounding.
   uint64_t seed = 7300;
   const int64_t E = 2, N = 72, K = 160;  // K % 128 = 32: a half-empty last k-tile
   for (int bits : {4, 3, 2}) {
     const QuantizedTensor q = random_weights(bits, E, N, K, seed++);
     REQUIRE(q.view().half_cb);
-    for (int64_t R : {int64_t{1}, int64_t{2}, gpu::detail::kTcvPairs2MaxM, int64_t{8}})
+    for (const auto& [R, hint] :
+         std::vector<std::pair<int64_t, int>>{{1, 0}, {2, 0}, {gpu::detail::kTcvPairs2MaxM, 0}, {8, 0}, {1, 8}})
       for (Act act : {Act::f16, Act::bf16}) {
+        if (hint != 0 && std::getenv("KBIT_GTCV_NT_HINT") != nullptr) continue;
         int64_t differ = 0;
         for (bool half_cb : {true, false}) {
           DeviceWeights w(q);
           w.view.half_cb = half_cb;
-          const bool pairs = gpu::moe_weight_roundings(gpu::MoeKernel::grouped_tcv, w.view, E * R, 0) == 2;
+          const bool pairs = gpu::moe_weight_roundings(gpu::MoeKernel::grouped_tcv, w.view, E * R, hint) == 2;
           const bool want_table = half_cb && (bits != 2 || R <= gpu::detail::kTcvPairs2MaxM);
-          CHECK_MESSAGE(pairs == want_table, "grouped_tcv k=", bits, " R=", R, " half_cb=", half_cb,
+          CHECK_MESSAGE(pairs == want_table, "grouped_tcv k=", bits, " R=", R, " hint ", hint, " half_cb=", half_cb,
                         ": moe_weight_roundings says ", pairs ? 2 : 1);
           const std::vector<int64_t> off = {0, R, 2 * R};
           int64_t bad = 0;
@@ -1789,7 +1792,7 @@ TEST_CASE("gpu: grouped_tcv's k = 4, 3 and 2 decodes give the W' moe_weight_roun
             for (int64_t e = 0; e < E; ++e)
               for (int64_t m = 0; m < M; ++m) A[size_t((e * R + m) * K + k0 + m)] = 1.0f;
             std::vector<uint16_t> got;
-            run_moe(gpu::MoeKernel::grouped_tcv, act, w, to_act(act, A), off, got);
+            run_moe(gpu::MoeKernel::grouped_tcv, act, w, to_act(act, A), off, got, hint);
             for (int64_t e = 0; e < E; ++e)
               for (int64_t n = 0; n < N; ++n)
                 for (int64_t m = 0; m < M; ++m) {

@@ -3,6 +3,8 @@
 
   s45_tables.py DIR nt    grouped_tcv and automatic_pdl, items by the mean rows (arm mean) / by the hint (arm hint),
                           best of the runs, with x the best fp16 alternative of the same runs
+  s45_tables.py DIR cross grouped_tcv against grouped_tcw and automatic's choice, best of the runs (-s45k2: k = 2 at
+                          2-25 mean rows per active expert)
   s45_tables.py DIR k5lo  k = 5 at 1-20 mean rows: grouped_tcv, grouped_tcw and automatic at the rule's tile (arm rule)
                           and at KBIT_GTCW_MN=32 (arm mn32), one run each
 """
@@ -58,6 +60,18 @@ def main():
         print(f"best of the runs per arm; hint/mean geomean grouped_tcv {geomean(tcv):.3f}x "
               f"({min(tcv):.3f}-{max(tcv):.3f}), automatic_pdl {geomean(auto):.3f}x ({min(auto):.3f}-{max(auto):.3f}), "
               f"{len(tcv)} rows")
+    elif what == "cross":
+        r, _ = rows(d, ("cross",))
+        experts = {"qwen3-coder-next": (512, 10), "glm-4.7-flash": (64, 4)}
+        print(f"{'row':38} {'M':>4} k mean {'grouped_tcv':>11} {'grouped_tcw':>11} tcv/tcw  automatic")
+        for key in sorted(r, key=lambda k: (k[0], k[2], k[1])):
+            e, top = experts[key[0].split(".mlp")[0]]
+            routed = key[1] * top
+            mean = -(-routed // min(e, routed))
+            by = {k: min(v) for (_, k), v in r[key].items()}
+            auto = min((t, k) for k, t in by.items() if k.startswith("automatic"))
+            print(f"{key[0]:38} {key[1]:4d} {key[2]} {mean:4d} {by['grouped_tcv']:11.2f} {by['grouped_tcw']:11.2f} "
+                  f"{by['grouped_tcv'] / by['grouped_tcw']:.3f}    {auto[1][11:]} {auto[0]:.2f}")
     elif what == "k5lo":
         r, _ = rows(d, ("rule", "mn32"))
         print(f"{'row':38} {'M':>4} {'kernel':26} {'rule':>8} {'mn32':>8} mn32/rule")
