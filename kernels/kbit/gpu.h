@@ -133,8 +133,8 @@ Status moe_linear(const MoeArgs& args);
 MoeKernel choose_moe_kernel(int64_t total_rows, const TiledView& w, Act act, int max_rows_hint);
 // weight_roundings for the grouped kernels, for a call of total_rows routed rows and this
 // MoeArgs::max_rows_per_expert_hint: 2 for the pair tables (w.half_cb) of grouped_tcw (k = 4) and
-// grouped_tcv (k = 3 and 4; k = 2 up to 4 rows per expert: the hint, or where it is <= 0 the mean
-// rows per active expert).
+// grouped_tcv (k = 3 and 4; k = 2 up to 4 mean rows per active expert, whatever the hint; with
+// KBIT_GTCV_NT_HINT=1 in the environment the hint, or where it is <= 0 the mean).
 int moe_weight_roundings(MoeKernel kernel, const TiledView& w, int64_t total_rows, int max_rows_hint);
 
 // Dequantize all experts of w into out ([E, N, K] row-major) of dtype f16, bf16 (Act) or fp32.
