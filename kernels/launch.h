@@ -189,8 +189,8 @@ TcwOccupancy tcw_occupancy(int64_t M, const TiledView& w, bool pdl);
 // kGroupedTcwMaxCtas). MoeArgs::pdl is ignored.
 inline constexpr int64_t kGroupedTcwMaxCtas = 0x7fffffff;  // gridDim.x
 int64_t grouped_tcw_ctas(int64_t total_rows, const TiledView& w);
-// Whether grouped_tcw on w takes the 64-token tile rule of its two-CTA-per-SM kernels (k = 3, k = 4 on the pair table,
-// with KBIT_GTCW_MN64 on): the MoE dispatch's moe_tcw_min_mean follows it.
+// Whether grouped_tcw on w takes the 64-token tile rule of its two-CTA-per-SM kernels (k = 3, 5 and k = 4 on the pair
+// table, with KBIT_GTCW_MN64 on): the MoE dispatch's moe_tcw_min_mean follows it.
 bool grouped_tcw_mn64(const TiledView& w);
 // Tests only: grouped_tcw's token tile for total_rows on w (grouped_tcw_mn: the mean rows per expert); a tile
 // of 32, 64, 128 or 256 forced on every launch from now on (0 restores the rule; whole process); the CTAs per SM

@@ -62,9 +62,6 @@
 #ifndef KBIT_GROUPED_TCV_PAIRS
 #define KBIT_GROUPED_TCV_PAIRS 1
 #endif
-// Experiment knob for A/B runs in one binary: KBIT_GTCV_NT_HINT=1 in the environment sizes grouped_tcv's items by
-// MoeArgs::max_rows_per_expert_hint (NT = 2 above 8 rows), as before the forty-fifth session, in place of the mean
-// rows per active expert (grouped_tcv_two_tiles, lib/kbit/moe_sched.h).
 // Experiment knob: the mma after which kFetchLeanMid issues the prefetch (0..7; measured: 1).
 #ifndef KBIT_TCV_FETCH_MID_AT
 #define KBIT_TCV_FETCH_MID_AT 1
@@ -717,6 +714,10 @@ cudaError_t launch_grouped_t(const MoeArgs& a, int kw) {
 // Grouped: rows per work item (8, or 16 in two n8 tiles) from the mean rows per active expert
 // (grouped_tcv_two_tiles); K split inside the CTA by grouped_tcv_kw (lib/kbit/tcv_sched.h).
 // The k = 2 pair table serves up to kTcvPairs2MaxM mean rows per expert (tcv_uses_pairs): one n8 tile.
+// Experiment knob for A/B runs in one binary: KBIT_GTCV_NT_HINT=1 in the environment sizes grouped_tcv's items
+// (NT = 2 above 8 rows) and picks its k = 2 decode (the pair table to kTcvPairs2MaxM rows) by
+// MoeArgs::max_rows_per_expert_hint, as before the forty-fifth session, in place of the mean rows per active
+// expert (grouped_tcv_rows, grouped_tcv_two_tiles in lib/kbit/moe_sched.h).
 bool grouped_tcv_nt_by_hint() {
   static const bool on = [] {
     const char* e = std::getenv("KBIT_GTCV_NT_HINT");
@@ -734,8 +735,7 @@ cudaError_t launch_grouped_nt(const MoeArgs& a) {
     return launch_grouped_t<ACT, KB, NT, PR>(a, grouped_tcv_kw(items, a.w.N, steps, slots, PR));
   };
   if constexpr (PR && KB == 2)  // <= kTcvPairs2MaxM rows per expert (grouped_tcv_rows); an expert of more splits
-    return grouped_tcv_nt_by_hint() && a.max_rows_per_expert_hint > 8 ? cudaErrorInvalidValue
-                                                                      : run(std::integral_constant<int, 1>{});
+    return run(std::integral_constant<int, 1>{});
   else
     return (grouped_tcv_nt_by_hint() ? a.max_rows_per_expert_hint > 8 : grouped_tcv_two_tiles(a.w.E, a.total_rows))
                ? run(std::integral_constant<int, 2>{})

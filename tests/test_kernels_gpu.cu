@@ -1761,60 +1761,70 @@ TEST_CASE("gpu: tcw's and tcv's k = 4, 3 and 2 decodes give the documented W' bi
 }
 
 TEST_CASE("gpu: grouped_tcv's k = 4, 3 and 2 decodes give the W' moe_weight_roundings names (one-hot activations)") {
-  // As the dense one-hot test, through moe_linear: two experts of R rows each, row m of either
-  // expert the unit vector e_(k0 + m), so C[row, n] = W'_e[n, k0 + m] as the kernel rounded it. With
-  // half_cb the k = 3, 4 table of adjacent pairs runs at any R, the k = 2 one up to
-  // kTcvPairs2MaxM mean rows per expert (grouped_tcv_rows), whatever the caller's hint (R = 1 runs
-  // again with the hint 8, which KBIT_GTCV_NT_HINT=1 would take instead); above it and without
-  // half_cb, one rounding.
+  // As the dense one-hot test, through moe_linear: row m of each expert the unit vector e_(k0 + m), so
+  // C[row, n] = W'_e[n, k0 + m] as the kernel rounded it. With half_cb the k = 3, 4 table of adjacent pairs runs at any
+  // rows, the k = 2 one up to kTcvPairs2MaxM mean rows per active expert (grouped_tcv_rows), whatever the caller's
+  // hint; above it and without half_cb, one rounding. Two experts of R rows each; one row each again with the hint 8
+  // (which KBIT_GTCV_NT_HINT=1 would take instead); and an expert of 8 rows among three of one (mean 3), so the k = 2
+  // table also decodes an item of more than kTcvPairs2MaxM rows.
+  struct OneHot {
+    std::vector<int64_t> rows;
+    int hint;
+  };
+  const std::vector<OneHot> cases = {{{1, 1}, 0}, {{2, 2}, 0}, {{gpu::detail::kTcvPairs2MaxM, gpu::detail::kTcvPairs2MaxM}, 0},
+                                     {{8, 8}, 0}, {{1, 1}, 8}, {{8, 1, 1, 1}, 0}};
+  const char* knob = std::getenv("KBIT_GTCV_NT_HINT");
+  const bool by_hint = knob != nullptr && std::atoi(knob) != 0;
   uint64_t seed = 7300;
-  const int64_t E = 2, N = 72, K = 160;  // K % 128 = 32: a half-empty last k-tile
-  for (int bits : {4, 3, 2}) {
-    const QuantizedTensor q = random_weights(bits, E, N, K, seed++);
-    REQUIRE(q.view().half_cb);
-    for (const auto& [R, hint] :
-         std::vector<std::pair<int64_t, int>>{{1, 0}, {2, 0}, {gpu::detail::kTcvPairs2MaxM, 0}, {8, 0}, {1, 8}})
+  const int64_t N = 72, K = 160;  // K % 128 = 32: a half-empty last k-tile
+  for (int bits : {4, 3, 2})
+    for (const OneHot& c : cases) {
+      if (c.hint != 0 && by_hint) continue;
+      const int64_t E = int64_t(c.rows.size());
+      const std::vector<int64_t> off = ExactMoe::offsets(c.rows);
+      const int64_t total = off.back(), most = *std::max_element(c.rows.begin(), c.rows.end());
+      const int64_t mean = kbit::moe_mean_rows(E, total);
+      const QuantizedTensor q = random_weights(bits, E, N, K, seed++);
+      REQUIRE(q.view().half_cb);
       for (Act act : {Act::f16, Act::bf16}) {
-        if (hint != 0 && std::getenv("KBIT_GTCV_NT_HINT") != nullptr) continue;
         int64_t differ = 0;
         for (bool half_cb : {true, false}) {
           DeviceWeights w(q);
           w.view.half_cb = half_cb;
-          const bool pairs = gpu::moe_weight_roundings(gpu::MoeKernel::grouped_tcv, w.view, E * R, hint) == 2;
-          const bool want_table = half_cb && (bits != 2 || R <= gpu::detail::kTcvPairs2MaxM);
-          CHECK_MESSAGE(pairs == want_table, "grouped_tcv k=", bits, " R=", R, " hint ", hint, " half_cb=", half_cb,
-                        ": moe_weight_roundings says ", pairs ? 2 : 1);
-          const std::vector<int64_t> off = {0, R, 2 * R};
+          const bool pairs = gpu::moe_weight_roundings(gpu::MoeKernel::grouped_tcv, w.view, total, c.hint) == 2;
+          const bool want_table = half_cb && (bits != 2 || mean <= gpu::detail::kTcvPairs2MaxM);
+          CHECK_MESSAGE(pairs == want_table, "grouped_tcv k=", bits, " rows of ", E, " experts, most ", most, " hint ",
+                        c.hint, " half_cb=", half_cb, ": moe_weight_roundings says ", pairs ? 2 : 1);
           int64_t bad = 0;
-          for (int64_t k0 = 0; k0 < K; k0 += R) {
-            const int64_t M = std::min(R, K - k0);  // one-hot rows of this launch; the rest stay zero
-            std::vector<float> A(size_t(E * R * K), 0.0f);
+          for (int64_t k0 = 0; k0 < K; k0 += most) {
+            std::vector<float> A(size_t(total * K), 0.0f);  // one-hot rows of this launch; the rest stay zero
             for (int64_t e = 0; e < E; ++e)
-              for (int64_t m = 0; m < M; ++m) A[size_t((e * R + m) * K + k0 + m)] = 1.0f;
+              for (int64_t m = 0; m < std::min(c.rows[size_t(e)], K - k0); ++m)
+                A[size_t((off[size_t(e)] + m) * K + k0 + m)] = 1.0f;
             std::vector<uint16_t> got;
-            run_moe(gpu::MoeKernel::grouped_tcv, act, w, to_act(act, A), off, got, hint);
+            run_moe(gpu::MoeKernel::grouped_tcv, act, w, to_act(act, A), off, got, c.hint);
             for (int64_t e = 0; e < E; ++e)
               for (int64_t n = 0; n < N; ++n)
-                for (int64_t m = 0; m < M; ++m) {
+                for (int64_t m = 0; m < std::min(c.rows[size_t(e)], K - k0); ++m) {
                   const int64_t k = k0 + m;
                   const DecodedW d = decoded_w(act, q, e, n, k);
                   const uint16_t want = pairs ? d.pairs : d.one_rounding;
                   differ += pairs && from_act(act, d.pairs) != from_act(act, d.one_rounding);
-                  const uint16_t g = got[size_t((e * R + m) * N + n)];
+                  const uint16_t g = got[size_t((off[size_t(e)] + m) * N + n)];
                   if (from_act(act, g) != from_act(act, want) && bad++ < 3)
                     CHECK_MESSAGE(false, "grouped_tcv", (pairs ? " pair table " : " one rounding "), act_name(act),
-                                  " k=", bits, " R=", R, ": W'_", e, "[", n, ", ", k, "] = ", from_act(act, g), " want ",
-                                  from_act(act, want));
+                                  " k=", bits, " most ", most, ": W'_", e, "[", n, ", ", k, "] = ", from_act(act, g),
+                                  " want ", from_act(act, want));
                 }
           }
           CHECK_MESSAGE(bad == 0, "grouped_tcv", (pairs ? " pair table " : " one rounding "), act_name(act), " k=", bits,
-                        " R=", R, ": ", bad, " of ", E * N * K, " weights differ");
+                        " most ", most, ": ", bad, " weights differ");
         }
-        if (bits != 2 || R <= gpu::detail::kTcvPairs2MaxM)
-          CHECK_MESSAGE(differ > 0, "the two roundings agree everywhere at k=", bits, " R=", R,
+        if (bits != 2 || mean <= gpu::detail::kTcvPairs2MaxM)
+          CHECK_MESSAGE(differ > 0, "the two roundings agree everywhere at k=", bits, " most ", most,
                         ": the test cannot tell them apart");
       }
-  }
+    }
 }
 
 TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") {
@@ -1827,7 +1837,7 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
       {8, 130, 2080, {0, 0, 0, 70, 0, 0, 0, 0}},  // one expert takes every row
       {3, 64, 256, {17, 0, 33}},
       {1, 8, 64, {5}},
-      // grouped_tcw at 69 mean rows (64-row items at k = 2, 128 above), an expert whose rows start
+      // grouped_tcw at 69 mean rows (64-row items at every k), an expert whose rows start
       // off the permute's 8-row tiles, N and K tails (N % 128 = 72, K % 256 = 128)
       {2, 200, 640, {100, 37}},
       // grouped_tcw's token tiles by the mean rows per expert (grouped_tcw.cu, grouped_tcw_mn): at mean 60
@@ -1838,8 +1848,8 @@ TEST_CASE("gpu: MoE kernels equal the CPU reference bit for bit in exact mode") 
       {2, 136, 384, {150, 97}},
       {2, 72, 256, {300, 113}},
       // grouped_tcw's item widths (the least power-of-two part of the tile, >= 32, that holds the
-      // item's rows): mean 177 -> 256-row tiles, items of 256, 128, 64 and 32 width, full and partial
-      // (rows 256, 200, 129, 128, 65, 64, 33, 32, 8, 1 per item); mean 59 -> 64-row tiles at k = 3..5 (widths 64,
+      // item's rows): mean 178 -> 256-row tiles, items of 256, 128, 64 and 32 width, full and partial
+      // (rows 256, 200, 129, 128, 65, 64, 33, 32, 8, 1 per item); mean 60 -> 64-row tiles at k = 3..5 (widths 64,
       // 32) and at k = 2 (one width there: grouped_tcw.cu, kGroupedTcwWidths). The 128-row tile (no longer the
       // rule's but at k = 4 without the pair table) runs at every k in the forced-tile doctest below.
       {12, 72, 256, {520, 400, 300, 257, 200, 129, 128, 65, 64, 33, 32, 1}},
@@ -2160,8 +2170,8 @@ TEST_CASE("gpu: grouped_tcw at every token tile equals the CPU reference bit for
   struct ForceMn {
     ~ForceMn() { gpu::detail::grouped_tcw_force_mn(0); }
   } restore;
-  // Every tile forced, at every k: the tiles the rule no longer takes (128 at k = 3, 4; 32 at k = 3, 4) stay
-  // correct. Items of every width of each tile, full and partial; K = 512 takes two row tiles per CTA.
+  // Every tile forced, at every k: the tiles the rule no longer takes (128 but at k = 4 without the pair table; 32
+  // at k = 5 and k = 4 on the pair table) stay correct. Items of every width of each tile, full and partial; K = 512 takes two row tiles per CTA.
   const std::vector<MoeCase> cases = {{4, 200, 512, {300, 97, 0, 33}}, {3, 136, 1088, {64, 65, 1}}};
   uint64_t seed = 9100;
   for (int mn : {32, 64, 128, 256}) {
