@@ -214,8 +214,9 @@ struct TcwCfg {
 //   1.31x (Llama-3-70B mlp.down M = 33 101.8 -> 77.5 us);
 // - k = 3 (-occ2, -occ2land): 1.036-1.047x at M = 33..64, up to 1.23x (Llama-3-70B mlp.down M = 48 109.9 ->
 //   89.6 us);
-// - k = 5 lost, 0.68-0.95x (60 / 88 bytes spilled); k = 4 without the pair table would spill 24 / 44 bytes
-//   (not measured);
+// - k = 5 lost, 0.68-0.95x (60 / 88 bytes spilled), and on the H200 too, 0.823x geomean over 54 dense rows at
+//   M = 40, 64 (0.68-0.98; bench/results/2026-11-28-h200-s45t5), though grouped_tcw's k = 5 kernels won there at two
+//   per SM; k = 4 without the pair table would spill 24 / 44 bytes (not measured);
 // - three CTAs per SM at 32 tokens lost, 0.79-0.99x geomean (80 registers, 24-268 bytes spilled; -occ2).
 // k = 2's 64-token kernels (120 / 127 registers) hold two without the bound.
 #ifndef KBIT_TCW_MINB64
