@@ -563,12 +563,15 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? (PR && KB <= 3 ? KBIT_T
   }
 }
 
-// Grouped: blockIdx.x is a work item (expert, up to 8 NT consecutive rows of it), blockIdx.y the
-// row tile. All of K per CTA (kw warps split it); no split-K.
+// Grouped: one CTA per work item (expert, up to 8 NT consecutive rows of it) and row tile. With
+// `tiles` > 0 the grid is 1D and item-major, blockIdx.x = item * tiles + row tile (an item's row tiles
+// launch together; the items past the routing's real count, which moe_max_items allows for and which
+// exit after the offsets scan, launch last); with 0 blockIdx.x is the item, blockIdx.y the row tile
+// (grouped_tcv_item_major_rule). All of K per CTA (kw warps split it); no split-K.
 template <Act ACT, int KB, int NT, bool PR>
 __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? (PR && KB <= 3 ? KBIT_TCV_PAIRS_MIN_BLOCKS : 6) : 5)
     grouped_tcv_kernel(const typename ActTraits<ACT>::T* __restrict__ A, typename ActTraits<ACT>::T* __restrict__ C,
-                       const int32_t* offsets, TiledView w, int kw) {
+                       const int32_t* offsets, TiledView w, int kw, int tiles) {
   using Tr = ActTraits<ACT>;
   __shared__ TcvSmem sm;
   extern __shared__ uint4 tcv_pair_table[];  // PR at k = 3, 4: tcv_dyn_smem
@@ -581,11 +584,13 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? (PR && KB <= 3 ? KBIT_T
   if (t < (1 << KB)) cb_v = w.codebook[t];
   stage_scales(sm.scale);
   pdl_wait();  // MoeArgs::pdl: the offsets, A and C only after the previous work in the stream
-  const WorkItem item = find_work_item<kTcvThreads>(offsets, static_cast<int>(w.E), 8 * NT, blockIdx.x, [&] {
+  const int bid = static_cast<int>(blockIdx.x);
+  const int item_id = tiles > 0 ? bid / tiles : bid, row_tile = tiles > 0 ? bid % tiles : static_cast<int>(blockIdx.y);
+  const WorkItem item = find_work_item<kTcvThreads>(offsets, static_cast<int>(w.E), 8 * NT, item_id, [&] {
     if (t < (1 << KB)) sm.cb[t] = cb_v;
   });
   if (item.expert < 0) return;
-  const TcvLane L(blockIdx.y, kw);
+  const TcvLane L(row_tile, kw);
   const int64_t N = w.N;
   float acc[NT][4];
   constexpr TcvFetch F = grouped_fetch_of<KB, PR>();
@@ -700,15 +705,29 @@ cudaError_t launch_tcv_k(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
   });
 }
 
+// grouped_tcv's 1D item-major grid where grouped_tcv_item_major_rule (lib/kbit/moe_sched.h) says;
+// KBIT_GTCV_ITEM_MAJOR=0 in the environment keeps the 2D grid (items x row tiles) everywhere, =2 takes
+// item-major everywhere, for A/B runs in one binary.
+bool grouped_tcv_item_major(int64_t total_rows) {
+  static const int mode = [] {
+    const char* e = std::getenv("KBIT_GTCV_ITEM_MAJOR");
+    return e == nullptr || *e == '\0' ? 1 : std::atoi(e);
+  }();
+  return mode == 0 ? false : mode == 2 ? true : grouped_tcv_item_major_rule(total_rows);
+}
+
 template <Act ACT, int KB, int NT, bool PR>
 cudaError_t launch_grouped_t(const MoeArgs& a, int kw) {
   using T = typename ActTraits<ACT>::T;
   const int64_t items = moe_max_items(a.w.E, a.total_rows, 8 * NT);
   if (items == 0) return cudaSuccess;
-  const int64_t rows = tcv_rows_per_cta(kw);
-  const dim3 grid(static_cast<unsigned>(items), static_cast<unsigned>((a.w.N + rows - 1) / rows));
+  const int64_t rows = tcv_rows_per_cta(kw), tiles = (a.w.N + rows - 1) / rows;
+  const bool item_major = grouped_tcv_item_major(a.total_rows) && items * tiles <= 0x7fffffff;
+  const dim3 grid = item_major ? dim3(static_cast<unsigned>(items * tiles))
+                               : dim3(static_cast<unsigned>(items), static_cast<unsigned>(tiles));
   return launch_ex(grouped_tcv_kernel<ACT, KB, NT, PR>, grid, kTcvThreads, tcv_dyn_smem(KB, PR), a.stream, 1, a.pdl,
-                   static_cast<const T*>(a.A), static_cast<T*>(a.C), a.expert_offsets, a.w, kw);
+                   static_cast<const T*>(a.A), static_cast<T*>(a.C), a.expert_offsets, a.w, kw,
+                   item_major ? static_cast<int>(tiles) : 0);
 }
 
 // Grouped: rows per work item (8, or 16 in two n8 tiles) from the mean rows per active expert

@@ -137,3 +137,11 @@ TEST_CASE("moe grouped_tcv's items of two n8 tiles only above 8 mean rows per ac
   CHECK_FALSE(kbit::grouped_tcv_two_tiles(1, 8));
   CHECK_FALSE(kbit::grouped_tcv_two_tiles(8, 0));
 }
+
+TEST_CASE("moe grouped_tcv's item-major grid from 40 routed rows") {
+  CHECK_FALSE(kbit::grouped_tcv_item_major_rule(0));
+  CHECK_FALSE(kbit::grouped_tcv_item_major_rule(32));  // GLM-4.7-Flash experts at 8 tokens (top-4)
+  CHECK_FALSE(kbit::grouped_tcv_item_major_rule(39));
+  CHECK(kbit::grouped_tcv_item_major_rule(40));  // Qwen3-Coder-Next experts at 4 tokens (top-10)
+  CHECK(kbit::grouped_tcv_item_major_rule(48));  // GLM-4.7-Flash experts at 12 tokens
+}

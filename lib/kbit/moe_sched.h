@@ -42,6 +42,17 @@ inline int64_t moe_max_items(int64_t E, int64_t total_rows, int chunk) {
 // of its weights. Measured: see the call that landed it (bench/results/2026-11-28-h200-gtcvnt).
 inline bool grouped_tcv_two_tiles(int64_t E, int64_t total_rows) { return moe_mean_rows(E, total_rows) > 8; }
 
+// Whether grouped_tcv launches its CTAs item-major (an item's row tiles together, the items moe_max_items allows
+// past the real count last) rather than row-tile-major (kernels/tcv.cu): from 40 routed rows. H200, two reps, best of
+// 2 (bench/results/2026-11-28-h200-s45im: grouped_tcv and automatic_pdl on the Qwen3-Coder-Next and GLM-4.7-Flash
+// experts at M = 1..16, k = 2, 4). Item-major everywhere (-s45im/im), automatic_pdl: from 40 routed rows (Qwen3
+// M >= 4, GLM M >= 12) 1.041x geomean over 24 rows (0.993-1.091; Qwen3 experts.down M = 4, k = 4 13.30 -> 12.38 us,
+// GLM experts.down M = 16, k = 4 28.91 -> 26.51); below, 1.000x over 24 (0.975-1.037: at 32 rows GLM experts.down lost
+// 2.5% at k = 2, gate_up gained 3.5%). The threshold was read off that run and checked in a second (-s45im/rule):
+// 1.037x over the 24 rows it moves (0.988-1.086; the one loss Qwen3 experts.gate_up M = 16, k = 2, 0.99x in both),
+// 0.999x on the others. Why the order matters was not profiled.
+inline bool grouped_tcv_item_major_rule(int64_t total_rows) { return total_rows >= 40; }
+
 // Whether the MoE dispatch keeps grouped_gemv at k = 3, 4 on short expert rows (K <= 512) of at most 10 routed rows
 // spread one per expert (E >= total_rows: mean one row per active expert, as the measured routing, top-10 of 512
 // experts at one token), on a GPU of `peak_gbps` peak DRAM bandwidth. On the H200 grouped_gemv led there in three reps under PDL (Qwen3-Coder-
