@@ -3,9 +3,9 @@
 #   1. the whole GPU doctest binary on main -- first GPU run of the review fix of grouped_tcw_mn64 (k >= 3 only) and of
 #      the closing mend 15cdc6a (grouped_tcw_resident through the launch chain; shared MoE test setup);
 #      memcheck over the forced-tile doctest and the MoE exact doctest;
-#   2. the prepared k = 5 experiment (bench/scripts/h200_gtcw_k5.sh): grouped_tcw's 64-token kernels at two CTAs per
-#      SM for k = 5 (variant built with -DKBIT_GTCW_MINB64=0x38: grouped_tcw.cu recompiled, libkbit_gpu.a's member
-#      replaced, kbit-bench / kbit-verify relinked).
+#   2. the k = 5 experiment the forty-fourth session prepared (its script, h200_gtcw_k5.sh, folded in here and removed):
+#      grouped_tcw's 64-token kernels at two CTAs per SM for k = 5 (variant built with -DKBIT_GTCW_MINB64=0x38:
+#      grouped_tcw.cu recompiled, libkbit_gpu.a's member replaced, kbit-bench / kbit-verify relinked).
 set -u
 source bench/scripts/lib/device_run.sh
 device_run_init /tmp/s45 ${BUDGET:-500}
