@@ -24,11 +24,6 @@ namespace {
 #ifndef KBIT_GEMV_LUT
 #define KBIT_GEMV_LUT 1
 #endif
-// A knob's value: the environment's variable of that name where it is set and not empty, else the build's.
-bool env_knob(const char* name, bool build) {
-  const char* e = std::getenv(name);
-  return e != nullptr && *e != '\0' ? std::atoi(e) != 0 : build;
-}
 std::atomic<int> g_gemv_force_lut{0};        // gemv_force_lut (tests)
 std::atomic<int64_t> g_gemv_lut_launches{0};  // gemv_lut_launches (tests)
 std::atomic<int64_t> g_gemv_balance_launches{0};  // gemv_balance_launches (tests)

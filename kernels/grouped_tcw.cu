@@ -197,17 +197,13 @@ namespace {
 std::atomic<int> g_grouped_tcw_force_mn{0};  // grouped_tcw_force_mn (tests)
 bool valid_mn(int mn) { return mn == 32 || mn == 64 || mn == 128 || mn == 256; }
 bool mn64_on() {
-  static const bool on = [] {
-    const char* e = std::getenv("KBIT_GTCW_MN64");
-    return e != nullptr && *e != '\0' ? std::atoi(e) != 0 : KBIT_GTCW_MN64 != 0;
-  }();
+  static const bool on = env_knob("KBIT_GTCW_MN64", KBIT_GTCW_MN64 != 0);
   return on;
 }
 int grouped_tcw_mn(int64_t total_rows, const TiledView& w) {
   if (const int forced = g_grouped_tcw_force_mn.load(std::memory_order_relaxed); forced != 0) return forced;
   static const int env_mn = [] {
-    const char* e = std::getenv("KBIT_GTCW_MN");
-    const int v = e != nullptr ? std::atoi(e) : 0;
+    const int v = env_int("KBIT_GTCW_MN", 0);
     return valid_mn(v) ? v : 0;
   }();
   if (env_mn != 0) return env_mn;

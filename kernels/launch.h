@@ -2,10 +2,20 @@
 // these. Each returns the launch's cudaError_t.
 #pragma once
 
+#include <cstdlib>
+
 #include "kbit/gpu.h"
 #include "kbit/tcv_sched.h"
 
 namespace kbit::gpu::detail {
+
+// An experiment knob's value (read once by each caller, into a static): the environment's variable of that name
+// where it is set and not empty, else the build's.
+inline int env_int(const char* name, int build) {
+  const char* e = std::getenv(name);
+  return e != nullptr && *e != '\0' ? std::atoi(e) : build;
+}
+inline bool env_knob(const char* name, bool build) { return env_int(name, build ? 1 : 0) != 0; }
 
 cudaError_t launch_v0_linear(const LinearArgs& a);
 cudaError_t launch_v0_moe(const MoeArgs& a);

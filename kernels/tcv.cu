@@ -709,10 +709,7 @@ cudaError_t launch_tcv_k(const LinearArgs& a, const TcvPlan& p, SplitK sk) {
 // KBIT_GTCV_ITEM_MAJOR=0 in the environment keeps the 2D grid (items x row tiles) everywhere, =2 takes
 // item-major everywhere, for A/B runs in one binary.
 bool grouped_tcv_item_major(int64_t total_rows) {
-  static const int mode = [] {
-    const char* e = std::getenv("KBIT_GTCV_ITEM_MAJOR");
-    return e == nullptr || *e == '\0' ? 1 : std::atoi(e);
-  }();
+  static const int mode = env_int("KBIT_GTCV_ITEM_MAJOR", 1);
   return mode == 0 ? false : mode == 2 ? true : grouped_tcv_item_major_rule(total_rows);
 }
 
@@ -730,22 +727,19 @@ cudaError_t launch_grouped_t(const MoeArgs& a, int kw) {
                    item_major ? static_cast<int>(tiles) : 0);
 }
 
-// Grouped: rows per work item (8, or 16 in two n8 tiles) from the mean rows per active expert
-// (grouped_tcv_two_tiles); K split inside the CTA by grouped_tcv_kw (lib/kbit/tcv_sched.h).
+// Grouped: rows per work item (8, or 16 in two n8 tiles) from the rows per expert grouped_tcv_rows
+// gives (grouped_tcv_two_tiles); K split inside the CTA by grouped_tcv_kw (lib/kbit/tcv_sched.h).
 // The k = 2 pair table serves up to kTcvPairs2MaxM mean rows per expert (tcv_uses_pairs): one n8 tile.
 // Experiment knob for A/B runs in one binary: KBIT_GTCV_NT_HINT=1 in the environment sizes grouped_tcv's items
 // (NT = 2 above 8 rows) and picks its k = 2 decode (the pair table to kTcvPairs2MaxM rows) by
 // MoeArgs::max_rows_per_expert_hint, as before the forty-fifth session, in place of the mean rows per active
 // expert (grouped_tcv_rows, grouped_tcv_two_tiles in lib/kbit/moe_sched.h).
 bool grouped_tcv_nt_by_hint() {
-  static const bool on = [] {
-    const char* e = std::getenv("KBIT_GTCV_NT_HINT");
-    return e != nullptr && std::atoi(e) != 0;
-  }();
+  static const bool on = env_knob("KBIT_GTCV_NT_HINT", false);
   return on;
 }
 template <Act ACT, int KB, bool PR>
-cudaError_t launch_grouped_nt(const MoeArgs& a) {
+cudaError_t launch_grouped_nt(const MoeArgs& a, int64_t rows_per_expert) {
   auto run = [&](auto nt) {
     constexpr int NT = decltype(nt)::value;
     const int64_t slots = static_cast<int64_t>(grouped_blocks_per_sm<ACT, KB, NT, PR>()) * device_sm_count();
@@ -756,16 +750,15 @@ cudaError_t launch_grouped_nt(const MoeArgs& a) {
   if constexpr (PR && KB == 2)  // <= kTcvPairs2MaxM rows per expert (grouped_tcv_rows); an expert of more splits
     return run(std::integral_constant<int, 1>{});
   else
-    return (grouped_tcv_nt_by_hint() ? a.max_rows_per_expert_hint > 8 : grouped_tcv_two_tiles(a.w.E, a.total_rows))
-               ? run(std::integral_constant<int, 2>{})
-               : run(std::integral_constant<int, 1>{});
+    return grouped_tcv_two_tiles(rows_per_expert) ? run(std::integral_constant<int, 2>{})
+                                                  : run(std::integral_constant<int, 1>{});
 }
 
 template <Act ACT>
 cudaError_t launch_grouped_k(const MoeArgs& a) {
-  const bool pairs = tcv_uses_pairs(a.w, true, grouped_tcv_rows(a.w.E, a.total_rows, a.max_rows_per_expert_hint));
-  return with_decode(a.w.bits, pairs, cudaErrorInvalidValue, [&](auto kb, auto pr) {
-    return launch_grouped_nt<ACT, decltype(kb)::value, decltype(pr)::value>(a);
+  const int64_t rows = grouped_tcv_rows(a.w.E, a.total_rows, a.max_rows_per_expert_hint);
+  return with_decode(a.w.bits, tcv_uses_pairs(a.w, true, rows), cudaErrorInvalidValue, [&](auto kb, auto pr) {
+    return launch_grouped_nt<ACT, decltype(kb)::value, decltype(pr)::value>(a, rows);
   });
 }
 

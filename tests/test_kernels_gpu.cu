@@ -1773,8 +1773,7 @@ TEST_CASE("gpu: grouped_tcv's k = 4, 3 and 2 decodes give the W' moe_weight_roun
   };
   const std::vector<OneHot> cases = {{{1, 1}, 0}, {{2, 2}, 0}, {{gpu::detail::kTcvPairs2MaxM, gpu::detail::kTcvPairs2MaxM}, 0},
                                      {{8, 8}, 0}, {{1, 1}, 8}, {{8, 1, 1, 1}, 0}};
-  const char* knob = std::getenv("KBIT_GTCV_NT_HINT");
-  const bool by_hint = knob != nullptr && std::atoi(knob) != 0;
+  const bool by_hint = gpu::detail::env_knob("KBIT_GTCV_NT_HINT", false);  // as the library reads it
   uint64_t seed = 7300;
   const int64_t N = 72, K = 160;  // K % 128 = 32: a half-empty last k-tile
   for (int bits : {4, 3, 2})

@@ -129,13 +129,15 @@ TEST_CASE("moe grouped_tcw's token tile: the 64-token rule at k = 3..5 where two
 }
 
 TEST_CASE("moe grouped_tcv's items of two n8 tiles only above 8 mean rows per active expert") {
-  CHECK_FALSE(kbit::grouped_tcv_two_tiles(512, 160));  // Qwen3-Coder-Next experts at 16 tokens: mean 1
-  CHECK_FALSE(kbit::grouped_tcv_two_tiles(64, 64));    // GLM-4.7-Flash experts at 16 tokens: mean 1
-  CHECK_FALSE(kbit::grouped_tcv_two_tiles(64, 512));   // mean 8
-  CHECK(kbit::grouped_tcv_two_tiles(64, 513));         // mean 9 (rounded up)
-  CHECK(kbit::grouped_tcv_two_tiles(1, 9));
-  CHECK_FALSE(kbit::grouped_tcv_two_tiles(1, 8));
-  CHECK_FALSE(kbit::grouped_tcv_two_tiles(8, 0));
+  using kbit::grouped_tcv_two_tiles;
+  using kbit::moe_mean_rows;
+  CHECK_FALSE(grouped_tcv_two_tiles(moe_mean_rows(512, 160)));  // Qwen3-Coder-Next experts at 16 tokens: mean 1
+  CHECK_FALSE(grouped_tcv_two_tiles(moe_mean_rows(64, 64)));    // GLM-4.7-Flash experts at 16 tokens: mean 1
+  CHECK_FALSE(grouped_tcv_two_tiles(moe_mean_rows(64, 512)));   // mean 8
+  CHECK(grouped_tcv_two_tiles(moe_mean_rows(64, 513)));         // mean 9 (rounded up)
+  CHECK(grouped_tcv_two_tiles(moe_mean_rows(1, 9)));
+  CHECK_FALSE(grouped_tcv_two_tiles(moe_mean_rows(1, 8)));
+  CHECK_FALSE(grouped_tcv_two_tiles(moe_mean_rows(8, 0)));
 }
 
 TEST_CASE("moe grouped_tcv's item-major grid from 40 routed rows") {

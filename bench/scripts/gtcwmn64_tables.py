@@ -21,15 +21,16 @@ REF = re.compile(r"(\S+)\s+(\d+)\s+-\s+f16\s+cublas_\w+\s+ref\s+([\d.]+)")
 EXPERTS = {"qwen3-coder-next": (512, 10), "glm-4.7-flash": (64, 4)}
 
 
-def rows(pattern):
-    """{(shape, M, k): {(arm, kernel): [us, ...]}} and {(shape, M): [cuBLAS us, ...]} over the files matching pattern;
-    the arm is the file's (bench-<i>-<arm>.txt.gz)."""
+def rows(*patterns):
+    """{(shape, M, k): {(arm, kernel): [us, ...]}} and {(shape, M): [cuBLAS us, ...]} over the files matching the
+    patterns (kbit-bench text reports, gzipped or not); the arm is the file's (bench-<i>-<arm>.txt[.gz]). Also used by
+    s45_tables.py."""
     out, ref = collections.defaultdict(lambda: collections.defaultdict(list)), collections.defaultdict(list)
-    for path in sorted(glob.glob(pattern)):
+    for path in sorted(p for pattern in patterns for p in glob.glob(pattern)):
         arm = re.search(r"bench-\d+-(\w[\w-]*)\.txt", path).group(1)
-        for line in gzip.open(path, "rt"):
+        for line in (gzip.open if path.endswith(".gz") else open)(path, "rt"):
             m = ROW.match(line)
-            if m and m.group(4) not in ("cublas_loop_f16", "cublas_grouped_f16"):
+            if m and not m.group(4).startswith("cublas"):
                 if m.group(5) != "PASS":
                     sys.exit(f"{path}: not PASS: {line.strip()}")
                 out[(m.group(1), int(m.group(2)), int(m.group(3)))][(arm, m.group(4))].append(float(m.group(6)))

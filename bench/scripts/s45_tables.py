@@ -8,36 +8,14 @@
   s45_tables.py DIR k5lo  k = 5 at 1-20 mean rows: grouped_tcv, grouped_tcw and automatic at the rule's tile (arm rule)
                           and at KBIT_GTCW_MN=32 (arm mn32), one run each
 """
-import collections
-import glob
-import gzip
-import math
-import re
 import sys
 
-ROW = re.compile(r"(\S+)\s+(\d+)\s+(\d)\s+f16\s+(\S+)\s+(PASS|FAIL|\S+)\s+([\d.]+)")
-REF = re.compile(r"(\S+)\s+(\d+)\s+-\s+f16\s+cublas_\w+\s+ref\s+([\d.]+)")
+from gtcwmn64_tables import EXPERTS, geomean, rows as rows_of
 
 
 def rows(d, arms):
-    """{(shape, M, k): {(arm, kernel): [us, ...]}} and {(shape, M): [fp16 baseline us, ...]} over the runs of the arms."""
-    out, ref = collections.defaultdict(lambda: collections.defaultdict(list)), collections.defaultdict(list)
-    for path in sorted(p for a in arms for p in glob.glob(f"{d}/bench-[0-9]-{a}.txt*")):
-        arm = re.search(r"bench-\d+-(\w+)\.txt", path).group(1)
-        for line in (gzip.open if path.endswith(".gz") else open)(path, "rt"):
-            m = ROW.match(line)
-            if m and not m.group(4).startswith("cublas"):
-                if m.group(5) != "PASS":
-                    sys.exit(f"{path}: not PASS: {line.strip()}")
-                out[(m.group(1), int(m.group(2)), int(m.group(3)))][(arm, m.group(4))].append(float(m.group(6)))
-            m = REF.match(line)
-            if m:
-                ref[(m.group(1), int(m.group(2)))].append(float(m.group(3)))
-    return out, ref
-
-
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+    """The runs of the arms in DIR (gtcwmn64_tables.rows)."""
+    return rows_of(*(f"{d}/bench-[0-9]-{a}.txt*" for a in arms))
 
 
 def main():
@@ -62,10 +40,9 @@ def main():
               f"{len(tcv)} rows")
     elif what == "cross":
         r, _ = rows(d, ("cross",))
-        experts = {"qwen3-coder-next": (512, 10), "glm-4.7-flash": (64, 4)}
         print(f"{'row':38} {'M':>4} k mean {'grouped_tcv':>11} {'grouped_tcw':>11} tcv/tcw  automatic")
         for key in sorted(r, key=lambda k: (k[0], k[2], k[1])):
-            e, top = experts[key[0].split(".mlp")[0]]
+            e, top = EXPERTS[key[0].split(".mlp")[0]]
             routed = key[1] * top
             mean = -(-routed // min(e, routed))
             by = {k: min(v) for (_, k), v in r[key].items()}

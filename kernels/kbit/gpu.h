@@ -115,7 +115,8 @@ struct MoeArgs {
   Act act = Act::f16;
   TiledView w;                          // fused experts [E, N, K] (device pointers)
   MoeKernel kernel = MoeKernel::automatic;
-  int max_rows_per_expert_hint = 0;     // 0: unknown; dispatch uses total_rows / active experts
+  int max_rows_per_expert_hint = 0;     // 0: unknown; dispatch uses total_rows / active experts. Sizes
+                                        // grouped_gemv's and grouped_mma's work; grouped_tcv goes by the mean
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
   cudaStream_t stream = nullptr;

@@ -34,13 +34,14 @@ inline int64_t moe_max_items(int64_t E, int64_t total_rows, int chunk) {
   return n + (total_rows - n) / chunk;
 }
 
-// Whether grouped_tcv's items hold up to 16 rows (two n8 token tiles, NT = 2) rather than 8: only where the mean
-// routed rows per active expert (moe_mean_rows) exceed 8. Until the forty-fifth session the launcher went by
-// MoeArgs::max_rows_per_expert_hint, the most rows of any expert, and at decode sizes one popular expert took every
-// item to two tiles, each costing ~1.4x one tile's step (two n8 tiles' B fragments and mma, more registers) for the
-// ~1 row most items hold; with one tile such an expert's rows split into two items of 8 instead, one more decode
-// of its weights. Measured: see the call that landed it (bench/results/2026-11-28-h200-gtcvnt).
-inline bool grouped_tcv_two_tiles(int64_t E, int64_t total_rows) { return moe_mean_rows(E, total_rows) > 8; }
+// Whether grouped_tcv's items hold up to 16 rows (two n8 token tiles, NT = 2) rather than 8, given its rows per expert
+// (kernels' grouped_tcv_rows: the mean routed rows per active expert, moe_mean_rows): only above 8. Until the
+// forty-fifth session the launcher went by MoeArgs::max_rows_per_expert_hint, the most rows of any expert, and at
+// decode sizes one popular expert took every item to two tiles, each costing ~1.4x one tile's step (two n8 tiles' B
+// fragments and mma, more registers) for the ~1 row most items hold; with one tile such an expert's rows split into
+// items of 8 instead, one more decode of its weights. H200 (bench/results/2026-11-28-h200-s45land): Qwen3-Coder-Next
+// experts at M = 16 1.10-1.20x at every k.
+inline bool grouped_tcv_two_tiles(int64_t rows_per_expert) { return rows_per_expert > 8; }
 
 // Whether grouped_tcv launches its CTAs item-major (an item's row tiles together, the items moe_max_items allows
 // past the real count last) rather than row-tile-major (kernels/tcv.cu): from 40 routed rows. H200, two reps, best of
