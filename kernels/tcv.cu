@@ -738,6 +738,14 @@ bool grouped_tcv_nt_by_hint() {
   static const bool on = env_knob("KBIT_GTCV_NT_HINT", false);
   return on;
 }
+// Experiment knob for A/B runs in one binary: KBIT_GTCV_KW=1|2|4 in the environment sets grouped_tcv's in-CTA K
+// split (at most the steps allow) in place of grouped_tcv_kw's.
+int grouped_tcv_env_kw(int64_t steps) {
+  static const int v = env_int("KBIT_GTCV_KW", 0);
+  int kw = v == 1 || v == 2 || v == 4 ? v : 0;
+  while (kw > 1 && kw > steps) kw /= 2;
+  return kw;
+}
 template <Act ACT, int KB, bool PR>
 cudaError_t launch_grouped_nt(const MoeArgs& a, int64_t rows_per_expert) {
   auto run = [&](auto nt) {
@@ -745,7 +753,8 @@ cudaError_t launch_grouped_nt(const MoeArgs& a, int64_t rows_per_expert) {
     const int64_t slots = static_cast<int64_t>(grouped_blocks_per_sm<ACT, KB, NT, PR>()) * device_sm_count();
     const int64_t items = std::max<int64_t>(1, std::min<int64_t>(a.w.E, a.total_rows));  // expected active
     const int64_t steps = tcv_steps(a.w.K);
-    return launch_grouped_t<ACT, KB, NT, PR>(a, grouped_tcv_kw(items, a.w.N, steps, slots, PR));
+    const int env_kw = grouped_tcv_env_kw(steps);
+    return launch_grouped_t<ACT, KB, NT, PR>(a, env_kw != 0 ? env_kw : grouped_tcv_kw(items, a.w.N, steps, slots, PR));
   };
   if constexpr (PR && KB == 2)  // <= kTcvPairs2MaxM rows per expert (grouped_tcv_rows); an expert of more splits
     return run(std::integral_constant<int, 1>{});

@@ -325,6 +325,31 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles (160, 192, 224 to
   // k = 3's 64-token kernel at two CTAs per SM (bench/results/2026-11-27-h100-occ2land; us at 256 / 64 tokens):
   CHECK(pick(192, 20480, 2048, 3) == 64);   // GLM shared_experts.gate_up: 57.3 / 53.1
   CHECK(pick(192, 10240, 2048, 3) == 64);   // Qwen3 dense.gate_up: 28.7 / 28.5
+  // k = 2's 64-token step where the plan counts one CTA per SM (the short plans of small shapes: kTcwLone64K2,
+  // tcw_lone64_short); rows of bench/results/2026-11-28-h200-s46b (tcw_pdl, us at 128 / 64 tokens), which the fitted
+  // price kept at 128:
+  auto pick_fitted = [&](int64_t m, int64_t n, int64_t k, int b) {
+    M = m, N = n, steps = (k + 127) / 128, bits = b;
+    return kbit::tcw_choose_tile(M, N, bits, 132, slots_at, 0u, kbit::kTcwLone64K2Fitted);
+  };
+  CHECK(pick(128, 512, 2048, 2) == 64);   // Qwen3 k_proj: 7.15 / 5.93
+  CHECK(pick(128, 2048, 512, 2) == 64);   // Qwen3 shared_expert.down: 6.78 / 5.82
+  CHECK(pick(128, 5120, 768, 2) == 64);   // GLM q_b_proj: 9.92 / 7.99
+  CHECK(pick(256, 576, 2048, 2) == 64);   // GLM kv_a_proj: 8.19 / 7.68
+  CHECK(pick_fitted(128, 512, 2048, 2) == 128);
+  CHECK(pick_fitted(128, 5120, 768, 2) == 128);
+  CHECK(pick(128, 512, 2048, 3) == 64);   // k = 3 shares k = 2's prices
+  // not on longer plans (tcw_lone64_short: more than 4 steps a CTA, 6 up to M = 256), where 64 tokens lost in -s46l
+  CHECK(pick(384, 1024, 2048, 2) == pick_fitted(384, 1024, 2048, 2));  // 8 steps: 0.87x there
+  CHECK(pick(512, 576, 2048, 3) == pick_fitted(512, 576, 2048, 3));    // 6 steps above M = 256: 0.92x
+  CHECK(pick(512, 512, 2048, 2) == 64);                                // 4 steps: 1.13x
+  CHECK(kbit::tcw_lone64_short(1024, 4));
+  CHECK(kbit::tcw_lone64_short(256, 6));
+  CHECK_FALSE(kbit::tcw_lone64_short(257, 6));
+  CHECK_FALSE(kbit::tcw_lone64_short(65, 7));
+  // not where two CTAs share an SM (the lone price does not apply), nor at k = 4
+  CHECK(pick(384, 10240, 2048, 2) == pick_fitted(384, 10240, 2048, 2));
+  CHECK(pick(128, 5120, 768, 4) == pick_fitted(128, 5120, 768, 4));
   // The 192-token candidate (`mid`, KBIT_TCW_TILE192): taken where it needs no more token tiles than 256 tokens;
   // rows of bench/results/2026-11-28-h100-tile192 (k = 4, tcw_pdl, us at 256 / 192 tokens):
   auto pick_mid = [&](int64_t m, int64_t n, int64_t k, int b) { return pick_w(m, n, k, b, 2u); };  // 192 tokens

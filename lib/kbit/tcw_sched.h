@@ -85,8 +85,11 @@ struct TcwPartition {
   int splits = 1;         // > 0: per tile (TcwSched::splits); 0: stream-K
   int64_t cta_steps = 0;  // the most steps one CTA runs
 };
+// The least makespan (steps of the longest CTA of the per-tile candidate) at which stream-K is a candidate
+// (tcw_partition's sk_min; the measured rule above).
+inline constexpr int64_t kTcwStreamKMinSteps = 32;
 inline TcwPartition tcw_partition(int64_t M, int64_t N, int64_t steps, int64_t tiles, int64_t slots, int force = 0,
-                                  bool whole = false) {
+                                  bool whole = false, int64_t sk_min = kTcwStreamKMinSteps) {
   const int64_t units = tiles * steps;
   int64_t splits = std::min<int64_t>(std::max<int64_t>(1, slots / tiles), std::max<int64_t>(1, steps / 2));
   while (splits > 1 && static_cast<double>(splits) * M * N * 4 > 32.0e6) --splits;
@@ -104,7 +107,7 @@ inline TcwPartition tcw_partition(int64_t M, int64_t N, int64_t steps, int64_t t
     r.cta_steps = tiles / c * steps;
     return r;
   }
-  if (force >= 2 || (force == 0 && per_tile >= 32 && 100 * stream_k <= 86 * per_tile)) {
+  if (force >= 2 || (force == 0 && per_tile >= sk_min && 100 * stream_k <= 86 * per_tile)) {
     r.ctas = ctas_k;
     r.splits = 0;
     r.cta_steps = (units + ctas_k - 1) / ctas_k;
@@ -136,13 +139,13 @@ struct TcwSlots {
   TcwPartition part;
 };
 inline TcwSlots tcw_slots(int64_t M, int64_t N, int64_t steps, int64_t tiles, int sms, int resident, int64_t min_steps,
-                          int force = 0, bool whole = false) {
+                          int force = 0, bool whole = false, int64_t sk_min = kTcwStreamKMinSteps) {
   TcwSlots r;
   r.ctas_per_sm = resident > 1 ? resident : 1;
-  r.part = tcw_partition(M, N, steps, tiles, static_cast<int64_t>(r.ctas_per_sm) * sms, force, whole);
+  r.part = tcw_partition(M, N, steps, tiles, static_cast<int64_t>(r.ctas_per_sm) * sms, force, whole, sk_min);
   if (r.ctas_per_sm > 1 && r.part.cta_steps < min_steps) {
     r.ctas_per_sm = 1;
-    r.part = tcw_partition(M, N, steps, tiles, sms, force, whole);
+    r.part = tcw_partition(M, N, steps, tiles, sms, force, whole, sk_min);
   }
   return r;
 }
@@ -165,8 +168,12 @@ KBIT_HD constexpr int tcw_default_tile(int64_t M) { return M <= 32 ? 32 : M <= 6
 // hold two (kTcwMinBlocks, kernels/tcw_common.cuh); a step of each of two CTAs sharing an SM costs 1.48
 // (0.92 x 1.61: the ratio of the fitted step costs at two and one CTA per SM, 1.327 / 0.824, over tcw's
 // 64-token plans at M = 33..256, k = 4 in bench/results/2026-11-27-h100-minb64).
+// `lone64`: k = 2 and 3's step at 64 tokens where the plan counts one CTA per SM (tcw_slots gives one where two
+// would leave a CTA fewer than kTcwSharedSmMinSteps steps: the short plans of the small shapes), in place of the
+// fitted 1.27, which prices two CTAs sharing an SM; tcw_tile_cost passes kTcwLone64K2 where tcw_lone64_short holds.
+inline constexpr double kTcwLone64K2 = 0.85, kTcwLone64K2Fitted = 1.27;
 inline double tcw_plan_cost(int mn, int bits, const TcwPartition& part, int sms, int ctas_per_sm,
-                            double partial_bytes) {
+                            double partial_bytes, double lone64 = kTcwLone64K2Fitted) {
   static constexpr double c2[3] = {1.27, 1.09, 1.64}, c4[3] = {0.92, 1.12, 1.70}, c4_two64 = 1.48;
   const int i = mn <= 64 ? 0 : mn <= 128 ? 1 : 2;
   const double* cf = bits <= 3 ? c2 : c4;
@@ -175,6 +182,8 @@ inline double tcw_plan_cost(int mn, int bits, const TcwPartition& part, int sms,
     c = cf[1] + (cf[2] - cf[1]) * (mn - 128) / 128.0;  // not fitted: linear from 128 to 256 tokens (192: halfway)
   else if (bits >= 4 && i == 0 && ctas_per_sm >= 2)
     c = c4_two64;
+  else if (bits <= 3 && mn == 64 && ctas_per_sm < 2)
+    c = lone64;
   const double b = bits <= 3 ? 0.62 : 0.48;
   const int64_t slots = static_cast<int64_t>(sms) * ctas_per_sm;
   const int64_t waves = part.splits > 0 ? (part.ctas + slots - 1) / slots : 1;
@@ -188,11 +197,23 @@ inline int64_t tcw_partial_bytes(int64_t M, int64_t N, int mn, int64_t tiles, co
   if (part.splits == 0 && tiles % part.ctas != 0) return int64_t{4} * 2 * part.ctas * mn * 128;
   return 0;
 }
-// tcw_plan_cost of the plan `s` (tcw_slots' answer at tile mn on `sms` SMs) for M x N.
-inline double tcw_tile_cost(int64_t M, int64_t N, int mn, int bits, int sms, const TcwSlots& s) {
+// Where k = 2 and 3's lone 64-token step takes the price `lone64` (kTcwLone64K2) in tcw_tile_cost: plans whose CTAs
+// run at most 4 steps, or 6 up to M = 256. Measured on the H200: with tcw_pdl at each tile forced (bench/results/
+// 2026-11-28-h200-s46b) the 64-token plan ran 1.04-1.32x faster than the 128-token one the fitted 1.27 chose on the
+// small shapes at M = 96..256, k = 2 (Qwen3 k/v_proj, shared_expert; GLM q_a, kv_a, q_b_proj; Llama-3-8B k/v_proj);
+// then fitted / 0.85 in one call (-s46l, two reps, k = 2 and 3, M = 80..1024): the 124 rows the price moved
+// everywhere 1.110x (0.856-1.326), losing from ~8 steps a CTA and above M = 320 (Qwen3 shared_expert.gate_up
+// M = 384, k = 3: 0.856x); the 100 of them this bound keeps 1.156x (0.943-1.326; two rows below 0.97, Qwen3
+// shared_expert.gate_up M = 192: 0.954x, 0.943x). k = 4's figures held (a lower lone price moved rows that lost).
+inline bool tcw_lone64_short(int64_t M, int64_t cta_steps) { return cta_steps <= 4 || (cta_steps <= 6 && M <= 256); }
+// tcw_plan_cost of the plan `s` (tcw_slots' answer at tile mn on `sms` SMs) for M x N; `lone64` as above
+// (kTcwLone64K2Fitted: the fitted price everywhere).
+inline double tcw_tile_cost(int64_t M, int64_t N, int mn, int bits, int sms, const TcwSlots& s,
+                            double lone64 = kTcwLone64K2) {
   const int64_t tiles = (N + 127) / 128 * ((M + mn - 1) / mn);
   const double partial_bytes = static_cast<double>(tcw_partial_bytes(M, N, mn, tiles, s.part));
-  return tcw_plan_cost(mn, bits, s.part, sms, s.ctas_per_sm, partial_bytes);
+  const double lone = tcw_lone64_short(M, s.part.cta_steps) ? lone64 : kTcwLone64K2Fitted;
+  return tcw_plan_cost(mn, bits, s.part, sms, s.ctas_per_sm, partial_bytes, lone);
 }
 inline constexpr int64_t kTcwMaxTokenTiles = 65535;  // tcw_kernel's grid y (kTcwMaxM assumes 256-token tiles)
 // tcw_plan's token tile for M tokens: the default (tcw_default_tile), or from M = 65 up a half or a quarter
@@ -213,10 +234,11 @@ inline constexpr int64_t kTcwMaxTokenTiles = 65535;  // tcw_kernel's grid y (kTc
 inline constexpr int kTcwMidTiles[3] = {160, 192, 224};
 inline constexpr int64_t kTcwMidMaxM = 576;
 template <class SlotsAt>
-int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at, unsigned mid = 0) {
+int tcw_choose_tile(int64_t M, int64_t N, int bits, int sms, SlotsAt&& slots_at, unsigned mid = 0,
+                    double lone64 = kTcwLone64K2) {
   const int mn0 = tcw_default_tile(M);
   if (mn0 < 128) return mn0;
-  auto cost = [&](int mn) { return tcw_tile_cost(M, N, mn, bits, sms, slots_at(mn)); };
+  auto cost = [&](int mn) { return tcw_tile_cost(M, N, mn, bits, sms, slots_at(mn), lone64); };
   const double c0 = cost(mn0);
   int best = mn0;
   double cb = c0;
