@@ -562,8 +562,14 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     // o_proj (N = 2048, K = 4096) at 513..576 stays on dequant_cublas: 1.15-1.24x faster on tcw at M = 576 but
     // 0.86-0.93x at 540, where cuBLAS runs it in 25 us against 32 at 576.
     // k = 5 keeps the rules before (not measured).
+    // Since k = 2 and 3's lone 64-token price (kTcwLone64K2, lib/kbit/tcw_sched.h; 2026-11-28, forty-sixth session)
+    // the short rows take the bounds of the others at k <= 3 (tcw at 65..128, and at 129..192 where K > 512): H200,
+    // tcw_pdl beside automatic_pdl (dequant_cublas there) in bench/results/2026-11-28-h200-s46l, two reps: Qwen3
+    // shared_expert.down (K = 512) 1.047-1.081x at M = 80, 96, 128 (5.78 against 6.22 us at M = 128, k = 2; at 160..256
+    // 0.94-0.99x, which K > 512 keeps off), GLM q_b_proj (K = 768) 1.014-1.094x at 80..128, 0.995-1.145x at 160, 192.
+    // KBIT_TCW_SHORT_PDL=0 in the environment restores the rule before, for A/B runs.
     if (pdl_live && have_cublas && M <= 576 && detail::tcw_pdl_above64(w.bits)) {
-      const bool short_rows = w.K < 1024 && w.N < 8192;
+      const bool short_rows = w.K < 1024 && w.N < 8192 && !(w.bits <= 3 && detail::tcw_short_rows_pdl());
       if (M <= 256 && (M <= 128 ? !short_rows : M <= 192 ? !short_rows && w.K > 512 : w.K >= 4096))
         return Kernel::tcw;
       if (w.bits <= 4) {

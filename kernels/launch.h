@@ -159,6 +159,9 @@ bool tcw_cluster_slices(int64_t M, const TiledView& w, Act act, bool pdl);
 // tile's main kernels carry the PDL instructions (KBIT_TCW_PDL_MAXM, KBIT_TCW_PDL_BIG, KBIT_TCW_PDL64 and
 // its bits in tcw_common.cuh, at their defaults); choose_kernel's PDL rules for M = 65..576 were measured so.
 bool tcw_pdl_above64(int bits);
+// Whether dispatch under live PDL gives k <= 3's short rows (K < 1024, N < 8192) tcw's bounds above M = 64
+// (choose_kernel, api.cu); KBIT_TCW_SHORT_PDL=0 in the environment says no (A/B knob, read once).
+bool tcw_short_rows_pdl();
 cudaError_t launch_tcw(const LinearArgs& a);
 // Tests only: force tcw's work partition (0: by makespan, the default; 1: per tile; 2: stream-K,
 // so that small shapes exercise the stream-K kernel and its fixup; 3: stream-K on at most 4 CTAs,

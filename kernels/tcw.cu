@@ -806,6 +806,11 @@ bool tcw_pdl_above64(int bits) {
          });
 }
 
+bool tcw_short_rows_pdl() {
+  static const bool on = env_knob("KBIT_TCW_SHORT_PDL", true);
+  return on;
+}
+
 bool tcw_available() {
 #if defined(KBIT_HAVE_SM90A)
   static int cached[64] = {};  // 0 unknown, 1 yes, 2 no (per device)

@@ -1036,6 +1036,34 @@ TEST_CASE("gpu: automatic with LinearArgs::pdl takes its PDL dispatch rules and 
   }
 }
 
+TEST_CASE("gpu: under live PDL, k <= 3's short rows take tcw at M = 65..128 (and 129..192 where K > 512)") {
+  // choose_kernel with a cuBLAS handle and LinearArgs::pdl: Qwen3 shared_expert.down (2048 x 512) and GLM q_b_proj
+  // (5120 x 768), short rows (K < 1024, N < 8192), took dequant_cublas above M = 64 until k = 2 and 3's lone
+  // 64-token price moved their tcw plans to 64 tokens (kTcwLone64K2; bench/results/2026-11-28-h200-s46l). k = 4
+  // keeps the rule before; K = 512 stays off tcw from M = 129. Then tcw on those shapes under PDL, exact.
+  if (!gpu::tcw_supported() || !gpu::detail::device_has_pdl()) return;
+  TiledView w;
+  w.half_cb = true;
+  auto pick = [&](int64_t N, int64_t K, int64_t M, int bits) {
+    w.N = N, w.K = K, w.bits = bits;
+    return gpu::choose_kernel(M, w, Act::f16, true, true);
+  };
+  for (int bits : {2, 3}) {
+    if (!gpu::detail::tcw_pdl_above64(bits)) continue;
+    CAPTURE(bits);
+    const bool on = gpu::detail::tcw_short_rows_pdl();  // KBIT_TCW_SHORT_PDL=0 turns it off
+    CHECK((pick(2048, 512, 96, bits) == gpu::Kernel::tcw) == on);
+    CHECK((pick(2048, 512, 128, bits) == gpu::Kernel::tcw) == on);
+    CHECK((pick(5120, 768, 80, bits) == gpu::Kernel::tcw) == on);
+    CHECK((pick(5120, 768, 160, bits) == gpu::Kernel::tcw) == on);
+    CHECK(pick(2048, 512, 160, bits) != gpu::Kernel::tcw);  // K = 512 above M = 128: 0.94-0.99x there
+  }
+  if (gpu::detail::tcw_pdl_above64(4)) CHECK(pick(2048, 512, 96, 4) != gpu::Kernel::tcw);
+  Stream st;
+  uint64_t seed = 9850;
+  check_pdl_exact(st.s, seed, {gpu::Kernel::tcw}, "pdl tcw, short rows: ", {{2048, 512}, {5120, 768}}, {96, 160}, {2, 3});
+}
+
 TEST_CASE("gpu: a chain of linear() calls with LinearArgs::pdl gives the results of the plain calls") {
   // y = W2 (W1 x) with x written by a slow producer, every call with the flag (each launch also lets
   // the next one start early), against the same chain without it: equal bit for bit. 1024 x 1024
@@ -1382,8 +1410,9 @@ bool cluster_rule_takes_tcw(const TiledView& w, int64_t M, bool pdl) {
 TEST_CASE("gpu: with PDL, tcw takes M = 65..576 from dequant_cublas but on short narrow rows") {
   // choose_kernel reads only the shape (no memory allocated). Under live PDL tcw launches above M = 64
   // (tcw_pdl_above64) and beat dequant_cublas (bench/results/2026-11-27-h100-pdlbig, -pdlland): at
-  // M = 65..128 on every catalogue shape but rows of K < 1024 narrower than 8192, at 129..192 on those of
-  // K > 512, at 193..256 on rows of K >= 4096; at k <= 4 at 257..384 on rows of N >= 8192 of 16-24 M weights
+  // M = 65..128 on every catalogue shape but rows of K < 1024 narrower than 8192 (at k <= 3 on those too since
+  // the lone 64-token price, bench/results/2026-11-28-h200-s46s), at 129..192 on those of K > 512, at 193..256 on
+  // rows of K >= 4096; at k <= 4 at 257..384 on rows of N >= 8192 of 16-24 M weights
   // (to 320 from 24 M) and at 321..448 on rows of K >= 8192 from 8 M weights (-late3san/pdl, -pdl448). Since
   // tcw's 160- and 224-token tiles (bench/results/2026-11-28-h100-widthsland), at k <= 4 from 8 M weights also at
   // 129..320 on rows of K >= 2048 and N >= 4096 and at 257..448 on rows of K >= 4096, and from 4 M at 513..576 on
@@ -1397,13 +1426,14 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..576 from dequant_cublas but on short
   struct Case {
     int64_t N, K, M;
     gpu::Kernel pdl;
-    bool k5_dq = false;  // at k = 5: dequant_cublas instead of pdl
+    bool k5_dq = false;     // at k = 5: dequant_cublas instead of pdl
+    bool short_k3 = false;  // at k <= 3: tcw instead of pdl (short rows, since the lone 64-token price: -s46l)
   };
   const gpu::Kernel tcw = gpu::Kernel::tcw, dq = gpu::Kernel::dequant_cublas;
   const Case cases[] = {
       {512, 2048, 96, tcw},    {512, 2048, 192, tcw},   {512, 2048, 256, dq},    // Qwen3 k_proj
-      {2048, 512, 96, dq},     {2048, 512, 192, dq},                              // Qwen3 shared_expert.down
-      {5120, 768, 128, dq},                                                       // GLM q_b_proj
+      {2048, 512, 96, dq, false, true}, {2048, 512, 192, dq},                     // Qwen3 shared_expert.down
+      {5120, 768, 128, dq, false, true},                                          // GLM q_b_proj
       {8960, 512, 128, tcw},   {8960, 512, 192, dq},    {8960, 512, 256, dq},    // GLM kv_b_proj
       {2048, 4096, 192, tcw},  {2048, 4096, 256, tcw},  {2048, 4096, 320, tcw, true},  // Qwen3 o_proj
       {2048, 4096, 576, dq},   {2048, 4096, 1024, dq},
@@ -1430,7 +1460,8 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..576 from dequant_cublas but on short
       // (the cluster slices' rule, the test below, comes first where tcw's plan runs them)
       const bool cl_pdl = cluster_rule_takes_tcw(w, c.M, true);
       const bool cl_plain = cluster_rule_takes_tcw(w, c.M, false);
-      const bool pdl_rule = above64 && !(bits == 5 && c.k5_dq) && c.pdl == tcw;
+      const bool short_tcw = c.short_k3 && bits <= 3 && gpu::detail::tcw_short_rows_pdl();
+      const bool pdl_rule = above64 && !(bits == 5 && c.k5_dq) && (c.pdl == tcw || short_tcw);
       CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, true) == (pdl_rule || cl_pdl ? tcw : dq));
       if (c.pdl == tcw) CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, false) == (cl_plain ? tcw : dq));
     }
