@@ -348,6 +348,7 @@ TEST_CASE("tcw token tile: the default by M, and smaller tiles (160, 192, 224 to
   CHECK_FALSE(kbit::tcw_lone64_short(257, 6));
   CHECK_FALSE(kbit::tcw_lone64_short(65, 7));
   // not where two CTAs share an SM (the lone price does not apply), nor at k = 4
+  CHECK(pick(128, 10240, 768, 2) == 128);  // 64 tokens on two CTAs per SM, 6 steps each: priced shared
   CHECK(pick(384, 10240, 2048, 2) == pick_fitted(384, 10240, 2048, 2));
   CHECK(pick(128, 5120, 768, 4) == pick_fitted(128, 5120, 768, 4));
   // The 192-token candidate (`mid`, KBIT_TCW_TILE192): taken where it needs no more token tiles than 256 tokens;

@@ -83,13 +83,22 @@ for _c, _b in C.values():
     for _mn in (160, 192, 224):  # tcw_plan_cost's steps between 128 and 256 tokens: not fitted, linear (192 halfway)
         _c[_mn] = _c[128] + (_c[256] - _c[128]) * (_mn - 128) / 128
 C64_TWO = 1.48
+# k <= 3's 64-token step where the plan counts one CTA per SM and tcw_lone64_short holds (kTcwLone64K2, since
+# bench/results/2026-11-28-h200-s46l); None: the fitted c(64), as before.
+C64_LONE_K2 = 0.85
+
+
+def lone64_short(M, cta_steps):  # tcw_lone64_short
+    return cta_steps <= 4 or (cta_steps <= 6 and M <= 256)
 
 
 MID_MAIN = (160, 192, 224)  # main's tiles between 128 and 256 tokens since bench/results/2026-11-28-h100-tilewidths
 
 
-def choose(M, N, K, bits, two64=True, c64_two=C64_TWO, mid=MID_MAIN, consts=None):
+def choose(M, N, K, bits, two64=True, c64_two=C64_TWO, mid=MID_MAIN, consts=None, c64_lone=C64_LONE_K2):
     # c64_two: the k >= 4 64-token step at two CTAs per SM (None: c(64), as before that was priced)
+    # c64_lone: the k <= 3 64-token step at one CTA per SM on short plans (None: c(64), as before the forty-sixth
+    # session)
     # mid: the candidates between 128 and 256 tokens where the default is 256, a tuple of widths: MID_MAIN (main's
     # since -tilewidths), True for 192 alone (KBIT_TCW_TILE192, main's from bench/results/2026-11-28-h100-tile192),
     # False for none (records before it)
@@ -101,7 +110,8 @@ def choose(M, N, K, bits, two64=True, c64_two=C64_TWO, mid=MID_MAIN, consts=None
     def cost(mn):
         p = plan(M, N, K, bits, mn, two64)
         two = c64_two is not None and bits >= 4 and mn == 64 and p['cps'] == 2
-        cm = c64_two if two else c[mn]
+        lone = c64_lone is not None and bits <= 3 and mn == 64 and p['cps'] == 1 and lone64_short(M, p['cs'])
+        cm = c64_two if two else c64_lone if lone else c[mn]
         return cm * p['mk'] + b * p['pb'] / 1e6
     best, c0 = top, cost(top)
     cb = c0

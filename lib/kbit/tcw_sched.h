@@ -202,9 +202,11 @@ inline int64_t tcw_partial_bytes(int64_t M, int64_t N, int mn, int64_t tiles, co
 // 2026-11-28-h200-s46b) the 64-token plan ran 1.04-1.32x faster than the 128-token one the fitted 1.27 chose on the
 // small shapes at M = 96..256, k = 2 (Qwen3 k/v_proj, shared_expert; GLM q_a, kv_a, q_b_proj; Llama-3-8B k/v_proj);
 // then fitted / 0.85 in one call (-s46l, two reps, k = 2 and 3, M = 80..1024): the 124 rows the price moved
-// everywhere 1.110x (0.856-1.326), losing from ~8 steps a CTA and above M = 320 (Qwen3 shared_expert.gate_up
-// M = 384, k = 3: 0.856x); the 100 of them this bound keeps 1.156x (0.943-1.326; two rows below 0.97, Qwen3
-// shared_expert.gate_up M = 192: 0.954x, 0.943x). k = 4's figures held (a lower lone price moved rows that lost).
+// everywhere 1.110x (0.856-1.326), losing on 8-step plans (Qwen3 k/v_proj M = 768: 0.88-0.90x) and on 6-step ones
+// above M = 256 (Qwen3 shared_expert.gate_up M = 320: 0.97x; GLM kv_a_proj M = 512: 0.92-0.94x); the 100 of them
+// this bound keeps 1.156x (0.943-1.326; two rows below 0.97, Qwen3 shared_expert.gate_up M = 192: 0.954x, 0.943x).
+// k = 4's figures held (a lower lone price moved rows that lost). Measured with tcw_pdl and automatic_pdl; plain
+// launches take the same plans, not measured.
 inline bool tcw_lone64_short(int64_t M, int64_t cta_steps) { return cta_steps <= 4 || (cta_steps <= 6 && M <= 256); }
 // tcw_plan_cost of the plan `s` (tcw_slots' answer at tile mn on `sms` SMs) for M x N; `lone64` as above
 // (kTcwLone64K2Fitted: the fitted price everywhere).
