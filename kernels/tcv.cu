@@ -782,6 +782,10 @@ bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M) {
   if (grouped) return KBIT_GROUPED_TCV_PAIRS != 0;
   if (w.bits == 3 && M > kTcvPairs3MaxM) return false;
   if (g_tcv_force_pairs.load(std::memory_order_relaxed) == 1) return true;
+  // Experiment knob for A/B runs in one binary: KBIT_TCV_PAIRS=1 in the environment takes the dense k = 3, 4 kernels
+  // to their pair table below kTcvPairsMinWeights too (the H100's bound of the fifth session, measured at M = 1).
+  static const bool env_pairs = env_int("KBIT_TCV_PAIRS", 0) == 1;
+  if (env_pairs) return true;
   return static_cast<double>(w.N) * static_cast<double>(w.K) >= kTcvPairsMinWeights;
 }
 void tcv_force_pairs(int mode) { g_tcv_force_pairs.store(mode, std::memory_order_relaxed); }
