@@ -17,20 +17,10 @@ gpu_doctest kernels kbit_tests_kernels 180
 verify_run verify-tcw 90 6 "verify tcw --m 80,128,256,512" --m 80,128,256,512 --kernels dense.tcw
 sanitize_cases lone64 90 "memcheck racecheck" \
   dense/qwen3-coder-next.attn.k_proj/N512.K2048/M128/k2/f16/tcw dense/glm-4.7-flash.attn.q_b_proj/N5120.K768/M192/k3/bf16/tcw
-mkdir -p "$W/small/data"
-python3 - "$R/data/shapes.json" "$W/small/data/shapes.json" <<'PY'
-import json, sys
-keep = {"qwen3-coder-next": {"attn.q_proj", "attn.k_proj", "attn.v_proj", "mlp.shared_expert.gate_up",
-                             "mlp.shared_expert.down"},
-        "glm-4.7-flash": {"attn.q_a_proj", "attn.kv_a_proj_with_mqa", "attn.q_b_proj"},
-        "llama-3-8b": {"attn.q_proj", "attn.k_proj", "attn.v_proj"}}
-d = json.load(open(sys.argv[1]))
-d["models"] = [m for m in d["models"] if m["name"] in keep]
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g["name"] in keep[m["name"]]]
-json.dump(d, open(sys.argv[2], "w"))
-PY
-SHAPES="$W/small/data/shapes.json"
+shapes_subset "$W/small" qwen3-coder-next.attn.q_proj qwen3-coder-next.attn.k_proj qwen3-coder-next.attn.v_proj \
+  qwen3-coder-next.mlp.shared_expert.gate_up qwen3-coder-next.mlp.shared_expert.down glm-4.7-flash.attn.q_a_proj \
+  glm-4.7-flash.attn.kv_a_proj_with_mqa glm-4.7-flash.attn.q_b_proj llama-3-8b.attn.q_proj llama-3-8b.attn.k_proj \
+  llama-3-8b.attn.v_proj
 arm_setup() {
   KERNELS=tcw_pdl,automatic_pdl,dequant_cublas
   B="--M 80,96,128,160,192,256,320,384,512,768,1024 --bits 2,3 --dtypes f16"

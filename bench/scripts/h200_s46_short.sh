@@ -14,17 +14,7 @@ gpu_doctest kernels kbit_tests_kernels 180
 S=dense/qwen3-coder-next.mlp.shared_expert.down/N2048.K512
 Q=dense/glm-4.7-flash.attn.q_b_proj/N5120.K768
 verify_moved 30 $S/M80/k2 $S/M128/k3 $Q/M96/k2 $Q/M160/k3 $Q/M192/k2
-mkdir -p "$W/short/data"
-python3 - "$R/data/shapes.json" "$W/short/data/shapes.json" <<'PY'
-import json, sys
-keep = {"qwen3-coder-next": {"mlp.shared_expert.down"}, "glm-4.7-flash": {"attn.q_b_proj"}}
-d = json.load(open(sys.argv[1]))
-d["models"] = [m for m in d["models"] if m["name"] in keep]
-for m in d["models"]:
-    m["gemms"] = [g for g in m["gemms"] if g["name"] in keep[m["name"]]]
-json.dump(d, open(sys.argv[2], "w"))
-PY
-SHAPES="$W/short/data/shapes.json"
+shapes_subset "$W/short" qwen3-coder-next.mlp.shared_expert.down glm-4.7-flash.attn.q_b_proj
 arm_setup() {
   KERNELS=automatic_pdl,tcw_pdl,dequant_cublas
   B="--M 65,80,96,112,128,144,160,176,192 --bits 2,3,4 --dtypes f16"

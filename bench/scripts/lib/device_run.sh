@@ -240,6 +240,22 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 
+# shapes_subset DIR MODEL.GEMM...: DIR/shapes.json = the shapes catalogue with only the named projections (e.g.
+# qwen3-coder-next.attn.k_proj), each model keeping its other fields; SHAPES points at it.
+shapes_subset() {
+  mkdir -p "$1"
+  SHAPES=$1/shapes.json
+  python3 - "$R/data/shapes.json" "$SHAPES" "${@:2}" <<'PY'
+import json, sys
+keep = set(sys.argv[3:])
+d = json.load(open(sys.argv[1]))
+for m in d["models"]:
+    m["gemms"] = [g for g in m["gemms"] if m["name"] + "." + g["name"] in keep]
+d["models"] = [m for m in d["models"] if m["gemms"]]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+
 # pdl_audit TAG REPS MIN_LEFT FLAGS...: the dispatch audit's bench step: kbit-bench with FLAGS over gemv_pdl, tcv_pdl,
 # tcw_pdl and automatic_pdl (bench_rotation, one arm named TAG's last word: files $W/bench-<i>-ARM.json), REPS runs,
 # none started with less than MIN_LEFT seconds left; then bench/scripts/pdl_kernels_table.py over them into
