@@ -11,8 +11,8 @@
 # lane a step): the step loop without the table 5.67-6.31 instructions per weight (LDS 66, PRMT 64, FMUL 64 per step)
 # against 4.27-4.34 with it (the kTcvUnsplit and kTcvEarly / workspace kernels). Predicted: 1.05-1.15x at M = 2..16 on
 # the 8-32 M shapes if the table's 32 KB staging per CTA costs less than the ~1.4x shorter loop saves (ncu in
-# -s46a: the loop is about half of each CTA's instructions there); a loss on grids of many short CTAs is the risk (the
-# H100 measured 0.96x at M = 1 in the fifth session).
+# -s46a: 7.6 instructions per weight executed on Qwen3 dense.gate_up at M = 4, the loop ~80% of them); a loss on grids
+# of many short CTAs is the risk (the H100 measured 0.96x at M = 1 in the fifth session).
 #   1. kbit-verify over tcv at M = 2, 4, 8, 16 with the knob (k = 3, 4: the roundings follow tcv_uses_pairs);
 #   2. kbit-bench tcv_pdl and automatic_pdl over the dense catalogue at M = 2, 4, 8, 16, k = 3, 4, f16: rule / pairs in
 #      rotation, two reps. Read with bench/scripts/pdl_compare.py DIR rule:tcv_pdl pairs:tcv_pdl.
