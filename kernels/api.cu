@@ -144,6 +144,10 @@ bool device_has_pdl() {
          }) != 0;
 }
 void force_no_clusters(bool off) { g_clusters_off.store(off, std::memory_order_relaxed); }
+bool tcw_short_rows_pdl() {
+  static const bool on = env_knob("KBIT_TCW_SHORT_PDL", true);
+  return on;
+}
 }  // namespace detail
 
 const char* status_name(Status s) {
@@ -569,8 +573,8 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     // 0.94-0.99x, which K > 512 keeps off), GLM q_b_proj (K = 768) 1.014-1.094x at 80..128, 0.995-1.145x at 160, 192.
     // KBIT_TCW_SHORT_PDL=0 in the environment restores the rule before, for A/B runs.
     if (pdl_live && have_cublas && M <= 576 && detail::tcw_pdl_above64(w.bits)) {
-      const bool short_rows = w.K < 1024 && w.N < 8192 && !(w.bits <= 3 && detail::tcw_short_rows_pdl());
-      if (M <= 256 && (M <= 128 ? !short_rows : M <= 192 ? !short_rows && w.K > 512 : w.K >= 4096))
+      const bool short_off = w.K < 1024 && w.N < 8192 && !(w.bits <= 3 && detail::tcw_short_rows_pdl());
+      if (M <= 256 && (M <= 128 ? !short_off : M <= 192 ? !short_off && w.K > 512 : w.K >= 4096))
         return Kernel::tcw;
       if (w.bits <= 4) {
         if (M <= (weights < 24.0e6 ? 384 : 320) && w.N >= 8192 && weights >= 16.0e6) return Kernel::tcw;

@@ -139,7 +139,7 @@ int64_t grouped_tcv_rows(int64_t E, int64_t total_rows, int max_rows_hint);
 TcvPlan tcv_plan_of(int64_t M, const TiledView& w, Act act);
 // Tests only: 1 makes the dense tcv take the k = 4 pair table (k = 3: at M <= kTcvPairs3MaxM)
 // whatever the size (small shapes then exercise it; k = 2 follows its M rule either way), 0 restores
-// the size rule. Applies to the whole process.
+// the size rule. Applies to the whole process. At start it is 1 where KBIT_TCV_PAIRS=1 is in the environment.
 void tcv_force_pairs(int mode);
 
 // Tensor-core GEMM on wgmma (sm_90a builds on sm_90 devices only: launch only where
@@ -160,7 +160,7 @@ bool tcw_cluster_slices(int64_t M, const TiledView& w, Act act, bool pdl);
 // its bits in tcw_common.cuh, at their defaults); choose_kernel's PDL rules for M = 65..576 were measured so.
 bool tcw_pdl_above64(int bits);
 // Whether dispatch under live PDL gives k <= 3's short rows (K < 1024, N < 8192) tcw's bounds above M = 64
-// (choose_kernel, api.cu); KBIT_TCW_SHORT_PDL=0 in the environment says no (A/B knob, read once).
+// (choose_kernel and this, api.cu); KBIT_TCW_SHORT_PDL=0 in the environment says no (A/B knob, read once).
 bool tcw_short_rows_pdl();
 cudaError_t launch_tcw(const LinearArgs& a);
 // Tests only: force tcw's work partition (0: by makespan, the default; 1: per tile; 2: stream-K,
@@ -170,9 +170,10 @@ cudaError_t launch_tcw(const LinearArgs& a);
 // KBIT_TCW_CLUSTER). Set it before the workspace query; it applies to the whole process.
 void tcw_force_plan(int mode);
 // Tests only: force tcw's token tile to mn (32, 64, 128, 160, 192, 224 or 256; the plan then has ceil(M / mn) token
-// tiles, where that fits tcw_kernel's grid) instead of its choice; 0 (the default) chooses, a tile the build
-// lacks (tcw_tile_built) is ignored. It combines with any tcw_force_plan mode and, like that, applies to the
-// whole process and must be set before the workspace query.
+// tiles, where that fits tcw_kernel's grid) instead of its choice; 0 chooses, a tile the build lacks
+// (tcw_tile_built) is ignored. It combines with any tcw_force_plan mode and, like that, applies to the
+// whole process and must be set before the workspace query. At start it is KBIT_TCW_MN in the environment (0 where
+// unset: A/B runs of kbit-bench and kbit-verify force a tile so).
 void tcw_force_tile(int mn);
 // Diagnostics only (KBIT_TCW_TIMELINE builds, tcw_common.cuh): tcw_kernel's warps stamp each step into buf, a
 // device buffer of tcw_timeline_words(ctas) words, for the first `ctas` CTAs of each launch (nullptr: off). Returns

@@ -606,7 +606,10 @@ __global__ void __launch_bounds__(kTcvThreads, NT == 1 ? (PR && KB <= 3 ? KBIT_T
 // ---------------------------------------------------------------------------------------------
 namespace {
 
-std::atomic<int> g_tcv_force_pairs{0};  // tcv_force_pairs (tests)
+// tcv_force_pairs (tests); its value at start is 1 where KBIT_TCV_PAIRS=1 is in the environment (A/B runs in one
+// binary: the dense k = 3, 4 kernels on their pair table below kTcvPairsMinWeights too, bench/scripts/
+// h200_s47_tcvpairs.sh), else 0.
+std::atomic<int> g_tcv_force_pairs{env_int("KBIT_TCV_PAIRS", 0) == 1 ? 1 : 0};
 
 // The dense kernel's choice of decode at this M (launch.h: tcv_uses_pairs).
 bool tcv_pairs(const TiledView& w, int64_t M) { return tcv_uses_pairs(w, false, M); }
@@ -782,10 +785,6 @@ bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M) {
   if (grouped) return KBIT_GROUPED_TCV_PAIRS != 0;
   if (w.bits == 3 && M > kTcvPairs3MaxM) return false;
   if (g_tcv_force_pairs.load(std::memory_order_relaxed) == 1) return true;
-  // Experiment knob for A/B runs in one binary: KBIT_TCV_PAIRS=1 in the environment takes the dense k = 3, 4 kernels
-  // to their pair table below kTcvPairsMinWeights too (the H100's bound of the fifth session, measured at M = 1).
-  static const bool env_pairs = env_int("KBIT_TCV_PAIRS", 0) == 1;
-  if (env_pairs) return true;
   return static_cast<double>(w.N) * static_cast<double>(w.K) >= kTcvPairsMinWeights;
 }
 void tcv_force_pairs(int mode) { g_tcv_force_pairs.store(mode, std::memory_order_relaxed); }

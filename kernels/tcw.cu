@@ -493,7 +493,10 @@ int blocks_per_sm(int mn, int bits, bool pairs) {
 // The partition: tcw_slots (lib/kbit/tcw_sched.h) on the SMs and the CTAs per SM the stream-K kernel
 // holds.
 std::atomic<int> g_tcw_force_plan{0};  // tcw_force_plan (tests)
-std::atomic<int> g_tcw_force_tile{0};  // tcw_force_tile (tests)
+std::atomic<int> g_tcw_force_tile{[] {  // tcw_force_tile (tests); at start KBIT_TCW_MN (launch.h)
+  const int v = env_int("KBIT_TCW_MN", 0);
+  return tcw_tile_built(v) ? v : 0;
+}()};
 
 // Whole runs of tiles on the stream-K kernel (tcw_partition's `whole`, lib/kbit/tcw_sched.h): where that
 // kernel runs on mbarriers (KBIT_TCW_MBAR_SK), at k >= 4, on >= 16 steps (K > 1920), as measured at
@@ -521,25 +524,14 @@ bool tcw_cluster_plan(int64_t splits, size_t partial_bytes, int force) {
          static_cast<double>(partial_bytes) >= KBIT_TCW_CLUSTER_MINB;
 }
 
-// mid: the candidates between 128 and 256 tokens (kTcwMidMask); tcw_cluster_slices asks without them (see there).
-// Experiment knobs for A/B runs in one binary (read once): KBIT_TCW_SK_MIN=S in the environment makes stream-K a
-// candidate from a per-tile makespan of S steps (tcw_partition's sk_min; default kTcwStreamKMinSteps);
-// KBIT_TCW_MN=T runs every unforced plan at token tile T (a built tile, tcw_tile_built) in place of tcw_choose_tile's.
-int64_t tcw_sk_min() {
-  static const int v = env_int("KBIT_TCW_SK_MIN", static_cast<int>(kTcwStreamKMinSteps));
-  return v > 0 ? v : kTcwStreamKMinSteps;
-}
-int tcw_env_tile() {
-  static const int v = env_int("KBIT_TCW_MN", 0);
-  return tcw_tile_built(v) ? v : 0;
-}
-// KBIT_TCW_LONE64=0 prices k = 2 and 3's lone 64-token step as before the forty-sixth session (tcw_plan_cost's
-// lone64: kTcwLone64K2Fitted in place of kTcwLone64K2), for A/B runs.
+// KBIT_TCW_LONE64=0 in the environment prices k = 2 and 3's lone 64-token step as before the forty-sixth session
+// (kTcwLone64K2Fitted in place of kTcwLone64K2, lib/kbit/tcw_sched.h), for A/B runs in one binary.
 double tcw_lone64() {
-  static const bool on = env_knob("KBIT_TCW_LONE64", true);
-  return on ? kTcwLone64K2 : kTcwLone64K2Fitted;
+  static const double price = env_knob("KBIT_TCW_LONE64", true) ? kTcwLone64K2 : kTcwLone64K2Fitted;
+  return price;
 }
 
+// mid: the candidates between 128 and 256 tokens (kTcwMidMask); tcw_cluster_slices asks without them (see there).
 TcwPlan tcw_plan(int64_t M, const TiledView& w, unsigned mid = kTcwMidMask) {
   TcwPlan p;
   p.steps = tcw_steps(w.K);
@@ -550,12 +542,11 @@ TcwPlan tcw_plan(int64_t M, const TiledView& w, unsigned mid = kTcwMidMask) {
   auto slots_at = [&](int mn) {
     const int64_t tiles = p.sched.row_tiles * ((M + mn - 1) / mn);
     return tcw_slots(M, w.N, p.steps, tiles, sms, blocks_per_sm(mn, w.bits, p.pairs), mn >= 64 ? kTcwSharedSmMinSteps : 0,
-                     part_force, tcw_whole_runs(mn, w.bits, p.steps), tcw_sk_min());
+                     part_force, tcw_whole_runs(mn, w.bits, p.steps));
   };
   // The token tile (lib/kbit/tcw_sched.h): M's default, or a smaller one where the cost model puts it
   // well ahead. The forced plans (tests) keep the default tile; tcw_force_tile (tests) sets any built tile.
   p.mn = force != 0 ? tcw_default_tile(M) : tcw_choose_tile(M, w.N, w.bits, sms, slots_at, mid, tcw_lone64());
-  if (const int et = tcw_env_tile(); force == 0 && et != 0 && (M + et - 1) / et <= kTcwMaxTokenTiles) p.mn = et;
   if (const int ft = g_tcw_force_tile.load(std::memory_order_relaxed); ft != 0 && (M + ft - 1) / ft <= kTcwMaxTokenTiles)
     p.mn = ft;
   p.tok_tiles = (M + p.mn - 1) / p.mn;
@@ -804,11 +795,6 @@ bool tcw_pdl_above64(int bits) {
            constexpr int KB = decltype(kb)::value;
            return kTcwPdlMain<64, KB> && kTcwPdlMain<128, KB> && kTcwPdlMain<256, KB>;
          });
-}
-
-bool tcw_short_rows_pdl() {
-  static const bool on = env_knob("KBIT_TCW_SHORT_PDL", true);
-  return on;
 }
 
 bool tcw_available() {

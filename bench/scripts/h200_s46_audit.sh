@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Forty-sixth session, first call (H200; built here, carried): main's whole GPU doctest binary (a89c90c's host-only
 # mend had not run on a GPU), then an audit of tcw's plan on the H200 with two run-time knobs (kernels/tcw.cu,
-# default off, one binary):
+# default off, one binary; KBIT_TCW_SK_MIN has since moved to branch exp/tcw-skmin, its result a null -- build there
+# to rerun this script):
 #   - KBIT_TCW_SK_MIN=S: stream-K becomes a candidate from a per-tile makespan of S steps (the H100's rule: 32). At
 #     16, Qwen3-Coder-Next dense.gate_up at M = 128 (80 tiles of 16 steps on 132 SMs, 52 SMs idle) would run one wave
 #     of 132 CTAs of ~10 steps;

@@ -66,7 +66,9 @@ constexpr int pad_smem_bytes(int per_sm, int static_bytes, int reserved, int cta
 // Stream-K where its makespan is <= 86% of the per-tile one and that is >= 32 steps: on the H100
 // (bench/results/2026-11-25-h100-streamk) it won 1.00-1.28x there (Llama-3-70B gate_up M = 64 274 ->
 // 219 us) but lost up to 1.8x on short makespans (<= 16 steps: GLM kv_b_proj, K = 512), where its
-// fixup and per-segment pipeline refills cost more than the idle slots. force: 0 by makespan, 1 per
+// fixup and per-segment pipeline refills cost more than the idle slots; on the H200 (bench/results/2026-11-28-h200-
+// s46a, the threshold at 16 and 8 steps, branch exp/tcw-skmin) it lost 0.79-0.84x on the 80-tile Qwen3 dense.gate_up
+// rows it moved (M = 128..256; 0.995x over 324 rows): 32 holds. force: 0 by makespan, 1 per
 // tile, 2 stream-K, 3 stream-K on at most 4 CTAs, 4 whole runs (below) on at most 4 CTAs, each >= 2
 // steps where the units allow (tests).
 // whole (tcw_plan passes it from 128-token tiles, where the stream-K kernel runs on bulk copies and
@@ -85,11 +87,8 @@ struct TcwPartition {
   int splits = 1;         // > 0: per tile (TcwSched::splits); 0: stream-K
   int64_t cta_steps = 0;  // the most steps one CTA runs
 };
-// The least makespan (steps of the longest CTA of the per-tile candidate) at which stream-K is a candidate
-// (tcw_partition's sk_min; the measured rule above).
-inline constexpr int64_t kTcwStreamKMinSteps = 32;
 inline TcwPartition tcw_partition(int64_t M, int64_t N, int64_t steps, int64_t tiles, int64_t slots, int force = 0,
-                                  bool whole = false, int64_t sk_min = kTcwStreamKMinSteps) {
+                                  bool whole = false) {
   const int64_t units = tiles * steps;
   int64_t splits = std::min<int64_t>(std::max<int64_t>(1, slots / tiles), std::max<int64_t>(1, steps / 2));
   while (splits > 1 && static_cast<double>(splits) * M * N * 4 > 32.0e6) --splits;
@@ -107,7 +106,7 @@ inline TcwPartition tcw_partition(int64_t M, int64_t N, int64_t steps, int64_t t
     r.cta_steps = tiles / c * steps;
     return r;
   }
-  if (force >= 2 || (force == 0 && per_tile >= sk_min && 100 * stream_k <= 86 * per_tile)) {
+  if (force >= 2 || (force == 0 && per_tile >= 32 && 100 * stream_k <= 86 * per_tile)) {
     r.ctas = ctas_k;
     r.splits = 0;
     r.cta_steps = (units + ctas_k - 1) / ctas_k;
@@ -139,13 +138,13 @@ struct TcwSlots {
   TcwPartition part;
 };
 inline TcwSlots tcw_slots(int64_t M, int64_t N, int64_t steps, int64_t tiles, int sms, int resident, int64_t min_steps,
-                          int force = 0, bool whole = false, int64_t sk_min = kTcwStreamKMinSteps) {
+                          int force = 0, bool whole = false) {
   TcwSlots r;
   r.ctas_per_sm = resident > 1 ? resident : 1;
-  r.part = tcw_partition(M, N, steps, tiles, static_cast<int64_t>(r.ctas_per_sm) * sms, force, whole, sk_min);
+  r.part = tcw_partition(M, N, steps, tiles, static_cast<int64_t>(r.ctas_per_sm) * sms, force, whole);
   if (r.ctas_per_sm > 1 && r.part.cta_steps < min_steps) {
     r.ctas_per_sm = 1;
-    r.part = tcw_partition(M, N, steps, tiles, sms, force, whole, sk_min);
+    r.part = tcw_partition(M, N, steps, tiles, sms, force, whole);
   }
   return r;
 }
@@ -173,7 +172,7 @@ KBIT_HD constexpr int tcw_default_tile(int64_t M) { return M <= 32 ? 32 : M <= 6
 // fitted 1.27, which prices two CTAs sharing an SM; tcw_tile_cost passes kTcwLone64K2 where tcw_lone64_short holds.
 inline constexpr double kTcwLone64K2 = 0.85, kTcwLone64K2Fitted = 1.27;
 inline double tcw_plan_cost(int mn, int bits, const TcwPartition& part, int sms, int ctas_per_sm,
-                            double partial_bytes, double lone64 = kTcwLone64K2Fitted) {
+                            double partial_bytes, double lone64) {
   static constexpr double c2[3] = {1.27, 1.09, 1.64}, c4[3] = {0.92, 1.12, 1.70}, c4_two64 = 1.48;
   const int i = mn <= 64 ? 0 : mn <= 128 ? 1 : 2;
   const double* cf = bits <= 3 ? c2 : c4;
