@@ -148,6 +148,10 @@ bool tcw_short_rows_pdl() {
   static const bool on = env_knob("KBIT_TCW_SHORT_PDL", true);
   return on;
 }
+bool tcw_small_pdl() {
+  static const bool on = env_knob("KBIT_TCW_SMALL_PDL", true);
+  return on;
+}
 }  // namespace detail
 
 const char* status_name(Status s) {
@@ -302,7 +306,11 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     // (N = 57344) 116.55 against 110.68, Llama-3-8B gate_up (28672) 33.72 against 33.39, Llama-3-8B down (4096 x
     // 14336) 17.71 against 17.60; GLM shared_experts.gate_up (20480 x 2048) gained 1.047x (13.48 against 14.11)
     // and stays on gemv. The bounds N = 8192..16383 and K >= 8192 hold the winners of > 5% only.
-    const bool pairs_m2 = M == 2 && (w.bits == 3 || (w.bits == 2 && weights >= 16.0e6) ||
+    // (At k = 3 from 32 M weights: the dense table starts at 8 M since the forty-seventh session, kTcvPairs3MinWeights,
+    // but below 32 M gemv stayed ahead at M = 2: Llama-3-70B k_proj, 8.4 M, 4.72 us against tcv's 5.46 on the table,
+    // Qwen3 dense.down 5.42 against 5.62; bench/results/2026-11-28-h200-s47p.)
+    const bool pairs_m2 = M == 2 && ((w.bits == 3 && weights >= detail::kTcvPairsMinWeights) ||
+                                     (w.bits == 2 && weights >= 16.0e6) ||
                                      (w.bits == 4 && w.N >= 8192 && w.N < 16384 && w.K >= 8192));
     // gemv's activation-sum tables at M = 1, k = 2 (gemv_lut_enabled; bench/results/2026-11-28-h200-lut) take the
     // rows of this rule back: GLM shared_experts.gate_up 7.08 us against tcv's 9.33, Qwen3 dense.gate_up 4.51
@@ -575,6 +583,19 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     if (pdl_live && have_cublas && M <= 576 && detail::tcw_pdl_above64(w.bits)) {
       const bool short_off = w.K < 1024 && w.N < 8192 && !(w.bits <= 3 && detail::tcw_short_rows_pdl());
       if (M <= 256 && (M <= 128 ? !short_off : M <= 192 ? !short_off && w.K > 512 : w.K >= 4096))
+        return Kernel::tcw;
+      // The small narrow rows (N <= 1024, K >= 2048) at k <= 3 to M = 256, and those of K >= 4096 to 320, since k = 2
+      // and 3's lone 64-token price: H200, tcw_pdl beside dequant_cublas, M = 192..448 in steps of 32, three reps
+      // (bench/results/2026-11-28-h200-s47d). Faster than dequant_cublas in every rep: Qwen3 k/v_proj (512 x 2048)
+      // 1.26-1.32x at 224, 256 (6.50 against 8.33 us at 256, k = 2), GLM kv_a_proj_with_mqa (576 x 2048) 1.05-1.27x,
+      // Qwen3 shared_expert.gate_up (1024 x 2048) 1.06-1.13x; Llama-3-8B k/v_proj (1024 x 4096) 1.07-1.13x at 288, 320.
+      // Slower: GLM q_a_proj (768 x 2048) 0.93-0.97x at 224, 256, where cuBLAS runs N = 768 well (8.63 us against
+      // 9.66 on kv_a_proj's N = 576); no bound on N parts it from the winners (N = 576 and 1024 gain). Above these
+      // bounds the rows are mixed (0.75-1.16x). Then automatic_pdl old / new (bench/results/2026-11-28-h200-s47l,
+      // three reps): the 28 moved rows 1.135x geomean (0.932-1.326). KBIT_TCW_SMALL_PDL=0 in the environment restores
+      // the rule before, for A/B runs.
+      if (w.bits <= 3 && w.N <= 1024 && w.K >= 2048 && (M <= 256 || (M <= 320 && w.K >= 4096)) &&
+          detail::tcw_small_pdl())
         return Kernel::tcw;
       if (w.bits <= 4) {
         if (M <= (weights < 24.0e6 ? 384 : 320) && w.N >= 8192 && weights >= 16.0e6) return Kernel::tcw;

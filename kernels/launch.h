@@ -127,6 +127,20 @@ inline constexpr int64_t kTcvPairs2MaxM = 4;
 // gate_up M = 4 127.7 -> 117.1), but 0.92-0.97x on 1-17 M shapes and 0.92-0.97x at M = 8 (geomean
 // 0.947 / 0.915 at M = 8 / 16).
 inline constexpr int64_t kTcvPairs3MaxM = 4;
+// Since the forty-seventh session the dense k = 3 table starts at kTcvPairs3MinWeights, not kTcvPairsMinWeights.
+// H200, tcv_pdl on the table (KBIT_TCV_PAIRS=1) against the rule before, in rotation, two reps
+// (bench/results/2026-11-28-h200-s47p):
+// - 8-32 M weights: 1.086x / 1.037x geomean at M = 2 / 4 (0.998-1.172x; Llama-3-8B q_proj 7.57 -> 6.68 us at M = 2,
+//   GLM shared_experts.down 9.10 -> 7.77);
+// - below 8 M: 0.997x / 1.002x (0.933-1.046x), so they keep the byte table;
+// - M = 8, 16: no table at k = 3 (kTcvPairs3MaxM); equal within 0.7%.
+// k = 4 keeps 32 M: its table lost on 8-32 M shapes (0.938-0.943x at M = 2, 4; 0.890x on Llama-3-70B k_proj) except
+// Qwen3 dense.gate_up (1.06-1.09x). Dispatch's M = 2 rule for k = 3 (kernels/api.cu: pairs_m2) keeps the 32 M bound:
+// below it gemv stayed ahead of tcv on its table at M = 2 (Llama-3-70B k_proj 4.72 against 5.46 us). KBIT_TCV_PAIRS3=32
+// in the environment restores the 32 M bound, for A/B runs. Then old / new in one call (bench/results/2026-11-28-h200-
+// s47l, M = 1..4): automatic_pdl 1.026x, automatic 1.031x over the 40 rows of 8-32 M weights (0.993-1.148x; M = 3
+// 1.065x), the other rows 0.999x.
+inline constexpr double kTcvPairs3MinWeights = 8.0e6;
 bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M);
 // The rows per expert grouped_tcv's decode is chosen by (tcv_uses_pairs' M: the k = 2 pair table to
 // kTcvPairs2MaxM): the mean rows per active expert (moe_mean_rows; since the forty-fifth session, as its
@@ -162,6 +176,9 @@ bool tcw_pdl_above64(int bits);
 // Whether dispatch under live PDL gives k <= 3's short rows (K < 1024, N < 8192) tcw's bounds above M = 64
 // (choose_kernel and this, api.cu); KBIT_TCW_SHORT_PDL=0 in the environment says no (A/B knob, read once).
 bool tcw_short_rows_pdl();
+// Whether dispatch under live PDL gives k <= 3's small narrow rows (N <= 1024, K >= 2048) tcw to M = 256 (K >= 4096:
+// 320); KBIT_TCW_SMALL_PDL=0 in the environment says no (A/B knob, read once).
+bool tcw_small_pdl();
 cudaError_t launch_tcw(const LinearArgs& a);
 // Tests only: force tcw's work partition (0: by makespan, the default; 1: per tile; 2: stream-K,
 // so that small shapes exercise the stream-K kernel and its fixup; 3: stream-K on at most 4 CTAs,

@@ -610,6 +610,9 @@ namespace {
 // binary: the dense k = 3, 4 kernels on their pair table below kTcvPairsMinWeights too, bench/scripts/
 // h200_s47_tcvpairs.sh), else 0.
 std::atomic<int> g_tcv_force_pairs{env_int("KBIT_TCV_PAIRS", 0) == 1 ? 1 : 0};
+// The dense k = 3 table's weight bound: kTcvPairs3MinWeights, or with KBIT_TCV_PAIRS3=32 in the environment the
+// 32 M of the rule before (A/B runs in one binary).
+const double g_tcv_pairs3_min = env_int("KBIT_TCV_PAIRS3", 0) == 32 ? kTcvPairsMinWeights : kTcvPairs3MinWeights;
 
 // The dense kernel's choice of decode at this M (launch.h: tcv_uses_pairs).
 bool tcv_pairs(const TiledView& w, int64_t M) { return tcv_uses_pairs(w, false, M); }
@@ -785,7 +788,8 @@ bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M) {
   if (grouped) return KBIT_GROUPED_TCV_PAIRS != 0;
   if (w.bits == 3 && M > kTcvPairs3MaxM) return false;
   if (g_tcv_force_pairs.load(std::memory_order_relaxed) == 1) return true;
-  return static_cast<double>(w.N) * static_cast<double>(w.K) >= kTcvPairsMinWeights;
+  const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
+  return weights >= (w.bits == 3 ? g_tcv_pairs3_min : kTcvPairsMinWeights);
 }
 void tcv_force_pairs(int mode) { g_tcv_force_pairs.store(mode, std::memory_order_relaxed); }
 

@@ -1407,6 +1407,39 @@ bool cluster_rule_takes_tcw(const TiledView& w, int64_t M, bool pdl) {
 
 }  // namespace
 
+TEST_CASE("gpu: the dense k = 3 tcv takes its pair table from 8 M weights at M <= 4; dispatch's M = 2 rule keeps 32 M") {
+  // kTcvPairs3MinWeights (bench/results/2026-11-28-h200-s47p): 8-32 M weights gained 1.04-1.09x on the table at
+  // M = 2, 4; k = 4 keeps kTcvPairsMinWeights. weight_roundings names the decode the kernel runs.
+  TiledView w;
+  w.half_cb = true;
+  auto pairs = [&](int bits, int64_t N, int64_t K, int64_t M) {
+    w.bits = bits, w.N = N, w.K = K;
+    const bool p = gpu::detail::tcv_uses_pairs(w, false, M);
+    CHECK(p == (gpu::weight_roundings(gpu::Kernel::tcv, w, M) == 2));
+    return p;
+  };
+  const bool on = gpu::detail::kTcvPairs3MinWeights < gpu::detail::kTcvPairsMinWeights &&
+                  std::getenv("KBIT_TCV_PAIRS3") == nullptr;  // KBIT_TCV_PAIRS3=32 restores the 32 M bound
+  if (std::getenv("KBIT_TCV_PAIRS") != nullptr) return;       // the force knob: every size on the table
+  CHECK(pairs(3, 1024, 8192, 2) == on);   // Llama-3-70B k_proj, 8.4 M
+  CHECK(pairs(3, 4096, 4096, 4) == on);   // Llama-3-8B q_proj, 16.8 M
+  CHECK(pairs(3, 4096, 4096, 1) == on);
+  CHECK_FALSE(pairs(3, 4096, 4096, 8));   // k = 3's table serves M <= kTcvPairs3MaxM only
+  CHECK_FALSE(pairs(3, 1024, 4096, 2));   // Llama-3-8B k_proj, 4.2 M: below the bound
+  CHECK_FALSE(pairs(4, 4096, 4096, 2));   // k = 4 from 32 M
+  CHECK(pairs(4, 8192, 8192, 2));
+  CHECK(pairs(3, 8192, 8192, 2));
+  w.half_cb = false;
+  CHECK_FALSE(pairs(3, 8192, 8192, 2));   // the table needs fp16-normal codebooks
+  w.half_cb = true;
+  // Dispatch under live PDL at M = 2, k = 3 does not follow the table below 32 M: gemv stayed ahead there.
+  if (!gpu::detail::device_has_pdl()) return;
+  w.bits = 3, w.N = 1024, w.K = 8192;
+  CHECK(gpu::choose_kernel(2, w, Act::f16, true, true) == gpu::Kernel::gemv);
+  w.N = 8192;
+  CHECK(gpu::choose_kernel(2, w, Act::f16, true, true) == gpu::Kernel::tcv);  // 67 M, on the table: tcv
+}
+
 TEST_CASE("gpu: with PDL, tcw takes M = 65..576 from dequant_cublas but on short narrow rows") {
   // choose_kernel reads only the shape (no memory allocated). Under live PDL tcw launches above M = 64
   // (tcw_pdl_above64) and beat dequant_cublas (bench/results/2026-11-27-h100-pdlbig, -pdlland): at
@@ -1416,7 +1449,8 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..576 from dequant_cublas but on short
   // (to 320 from 24 M) and at 321..448 on rows of K >= 8192 from 8 M weights (-late3san/pdl, -pdl448). Since
   // tcw's 160- and 224-token tiles (bench/results/2026-11-28-h100-widthsland), at k <= 4 from 8 M weights also at
   // 129..320 on rows of K >= 2048 and N >= 4096 and at 257..448 on rows of K >= 4096, and from 4 M at 513..576 on
-  // rows of K >= 4096 and N <= 1024 and of K >= 5120 and N <= 2048 (-widthsdisp). Without
+  // rows of K >= 4096 and N <= 1024 and of K >= 5120 and N <= 2048 (-widthsdisp). At k <= 3 also the small narrow
+  // rows (N <= 1024, K >= 2048) at 193..256, and those of K >= 4096 at 257..320 (-s47d). Without
   // PDL, and elsewhere above M = 256, these shapes stay on dequant_cublas, but where tcw's plan runs cluster
   // slices (the cluster test below; on the H100 Llama-3-8B q_proj at M = 320, Qwen3 q_proj at 256, and at 192
   // for k = 2, 3).
@@ -1428,16 +1462,20 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..576 from dequant_cublas but on short
     gpu::Kernel pdl;
     bool k5_dq = false;     // at k = 5: dequant_cublas instead of pdl
     bool short_k3 = false;  // at k <= 3: tcw instead of pdl (short rows, since the lone 64-token price: -s46l)
+    bool small_k3 = false;  // at k <= 3: tcw instead of pdl (N <= 1024, K >= 2048: -s47d)
   };
   const gpu::Kernel tcw = gpu::Kernel::tcw, dq = gpu::Kernel::dequant_cublas;
   const Case cases[] = {
-      {512, 2048, 96, tcw},    {512, 2048, 192, tcw},   {512, 2048, 256, dq},    // Qwen3 k_proj
+      {512, 2048, 96, tcw},    {512, 2048, 192, tcw},   {512, 2048, 256, dq, false, false, true},  // Qwen3 k_proj
+      {512, 2048, 288, dq},    {768, 2048, 224, dq, false, false, true},          // GLM q_a_proj
+      {1024, 2048, 256, dq, false, false, true}, {1024, 2048, 288, dq},          // Qwen3 shared_expert.gate_up
       {2048, 512, 96, dq, false, true}, {2048, 512, 192, dq},                     // Qwen3 shared_expert.down
       {5120, 768, 128, dq, false, true},                                          // GLM q_b_proj
       {8960, 512, 128, tcw},   {8960, 512, 192, dq},    {8960, 512, 256, dq},    // GLM kv_b_proj
       {2048, 4096, 192, tcw},  {2048, 4096, 256, tcw},  {2048, 4096, 320, tcw, true},  // Qwen3 o_proj
       {2048, 4096, 576, dq},   {2048, 4096, 1024, dq},
-      {1024, 4096, 256, tcw},  {1024, 4096, 384, dq},   {1024, 4096, 576, tcw, true},  // Llama-3-8B k_proj
+      {1024, 4096, 256, tcw},  {1024, 4096, 320, dq, false, false, true},         // Llama-3-8B k_proj
+      {1024, 4096, 352, dq},   {1024, 4096, 384, dq},   {1024, 4096, 576, tcw, true},
       {1024, 4096, 640, dq},
       {4096, 2048, 192, tcw},  {4096, 2048, 256, tcw, true}, {4096, 2048, 384, dq},  // Qwen3 q_proj
       {2048, 5120, 576, tcw, true},                                               // Qwen3 dense.down
@@ -1461,7 +1499,8 @@ TEST_CASE("gpu: with PDL, tcw takes M = 65..576 from dequant_cublas but on short
       const bool cl_pdl = cluster_rule_takes_tcw(w, c.M, true);
       const bool cl_plain = cluster_rule_takes_tcw(w, c.M, false);
       const bool short_tcw = c.short_k3 && bits <= 3 && gpu::detail::tcw_short_rows_pdl();
-      const bool pdl_rule = above64 && !(bits == 5 && c.k5_dq) && (c.pdl == tcw || short_tcw);
+      const bool small_tcw = c.small_k3 && bits <= 3 && gpu::detail::tcw_small_pdl();
+      const bool pdl_rule = above64 && !(bits == 5 && c.k5_dq) && (c.pdl == tcw || short_tcw || small_tcw);
       CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, true) == (pdl_rule || cl_pdl ? tcw : dq));
       if (c.pdl == tcw) CHECK(gpu::choose_kernel(c.M, w, Act::f16, true, false) == (cl_plain ? tcw : dq));
     }

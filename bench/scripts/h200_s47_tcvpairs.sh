@@ -16,11 +16,13 @@
 #   1. kbit-verify over tcv at M = 2, 4, 8, 16 with the knob (k = 3, 4: the roundings follow tcv_uses_pairs);
 #   2. kbit-bench tcv_pdl and automatic_pdl over the dense catalogue at M = 2, 4, 8, 16, k = 3, 4, f16: rule / pairs in
 #      rotation, two reps. Read with bench/scripts/pdl_compare.py DIR rule:tcv_pdl pairs:tcv_pdl.
-# Build here (main), carry kbit-bench, kbit-verify stripped and xz'd as .deps/gpuz/bins.txz (bench/scripts/README).
+# Build here (main), carry kbit-bench, kbit-verify, kbit_tests_kernels stripped and xz'd as .deps/gpuz/bins.txz (bench/scripts/README).
 set -u
 source bench/scripts/lib/device_run.sh
-device_run_init /tmp/s47p ${BUDGET:-300}
+device_run_init /tmp/s47p ${BUDGET:-400}
 gpu_info
+# First, main's whole GPU doctest binary (99ee298 had not run on a GPU; its device code is identical to what ran).
+gpu_doctest kernels kbit_tests_kernels 120
 VENV="KBIT_TCV_PAIRS=1" verify_run verify-pairs 90 6 "verify tcv --m 2,4,8,16, KBIT_TCV_PAIRS=1" --m 2,4,8,16 \
   --kernels dense.tcv
 arm_setup() {
