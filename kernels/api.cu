@@ -152,6 +152,10 @@ bool tcw_small_pdl() {
   static const bool on = env_knob("KBIT_TCW_SMALL_PDL", true);
   return on;
 }
+bool tcw_mid_plain() {
+  static const bool on = env_knob("KBIT_TCW_MID_PLAIN", false);
+  return on;
+}
 }  // namespace detail
 
 const char* status_name(Status s) {
@@ -482,7 +486,14 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     // At k = 2, 3, 5 as well (2026-11-25-h100-cluster, same run: GLM shared_experts.down M = 4 tcw
     // 12.4 / 13.2 / 15.8 vs tcv 14.1 / 15.1 / 17.8 us, Llama-3-8B q_proj M = 8 10.8 / 11.5 / 13.9 vs
     // 11.7 / 12.7 / 15.1).
-    if (tcw_ok && w.K > 512 && weights >= 12.0e6 && weights < detail::kTcvPairsMinWeights && !tcv_one_pass())
+    // Launched plainly these rows run faster on tcv since the forty-seventh session's audit (H200, bench/results/
+    // 2026-11-28-h200-s47x: tcv, tcw and automatic launched plainly, M = 3..8, k = 2..5, two reps): tcw lost on every
+    // such row but one -- Llama-3-8B q/o_proj (16.8 M) 1.03-1.35x slower, qkv_proj (25 M) 1.07-1.58x, GLM
+    // shared_experts.down (21 M) 1.03-1.40x (0.98x at M = 8, k = 4); q_proj M = 3, k = 2: tcv 7.67 us against
+    // tcw's 10.33. The rule holds under PDL only, where its audits ran. KBIT_TCW_MID_PLAIN=1 in the environment
+    // restores it for plain launches too, for A/B runs.
+    if (tcw_ok && w.K > 512 && weights >= 12.0e6 && weights < detail::kTcvPairsMinWeights && !tcv_one_pass() &&
+        (pdl_live || detail::tcw_mid_plain()))
       return Kernel::tcw;
     if (tcw_pairs && M == 8 && weights >= detail::kTcvPairsMinWeights && w.K >= 4096) return Kernel::tcw;
     return Kernel::tcv;

@@ -1440,6 +1440,32 @@ TEST_CASE("gpu: the dense k = 3 tcv takes its pair table from 8 M weights at M <
   CHECK(gpu::choose_kernel(2, w, Act::f16, true, true) == gpu::Kernel::tcv);  // 67 M, on the table: tcv
 }
 
+TEST_CASE("gpu: launched plainly, M = 3..8 on 12-32 M weights runs tcv; under live PDL the tcw rule stands") {
+  // bench/results/2026-11-28-h200-s47x: launched plainly tcw lost to tcv on Llama-3-8B q/o_proj, qkv_proj and GLM
+  // shared_experts.down at M = 3..8, k = 2..5 (1.03-1.58x, one tie at M = 8, k = 4). KBIT_TCW_MID_PLAIN=1 restores
+  // tcw there (tcw_mid_plain).
+  if (!gpu::tcw_supported()) return;
+  TiledView w;
+  w.half_cb = true;
+  const bool old_rule = gpu::detail::tcw_mid_plain();
+  for (int bits : {2, 3, 4, 5})
+    for (const auto& [N, K] : std::vector<std::pair<int64_t, int64_t>>{{4096, 4096}, {6144, 4096}, {2048, 10240}})
+      for (int64_t M : {3, 4, 5, 8}) {
+        w.bits = bits, w.N = N, w.K = K;
+        CAPTURE(bits);
+        CAPTURE(N);
+        CAPTURE(K);
+        CAPTURE(M);
+        CHECK(gpu::choose_kernel(M, w, Act::f16, true, false) == (old_rule ? gpu::Kernel::tcw : gpu::Kernel::tcv));
+      }
+  // Below 12 M weights and from 32 M the plain rules are as before: Llama-3-70B k_proj (8.4 M) on tcv at M = 4,
+  // Llama-3-8B down (58.7 M) on tcw at M = 8, k = 4 on the pair table (rows of K >= 4096).
+  w.bits = 4, w.N = 1024, w.K = 8192;
+  CHECK(gpu::choose_kernel(4, w, Act::f16, true, false) == gpu::Kernel::tcv);
+  w.N = 4096, w.K = 14336;
+  if (gpu::detail::tcw_uses_pairs(w)) CHECK(gpu::choose_kernel(8, w, Act::f16, true, false) == gpu::Kernel::tcw);
+}
+
 TEST_CASE("gpu: with PDL, tcw takes M = 65..576 from dequant_cublas but on short narrow rows") {
   // choose_kernel reads only the shape (no memory allocated). Under live PDL tcw launches above M = 64
   // (tcw_pdl_above64) and beat dequant_cublas (bench/results/2026-11-27-h100-pdlbig, -pdlland): at
