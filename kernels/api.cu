@@ -519,6 +519,18 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // Since tcv's step loops (2026-11-27) the exclusion holds at k = 4 too, tcw's pair table or not: GLM
   // shared_experts.gate_up at M = 16 tcv_pdl 20.09 against tcw_pdl's 21.69 us (bench/results/
   // 2026-11-27-h100-daudit2).
+  // Launched plainly (no live PDL), tcv beats tcw at M = 9..16 below 32 M weights at k <= 3, and at k = 4, 5 below 12 M
+  // up to M = 12 (k = 5 on 12-32 M to M = 10): H200, tcv and tcw launched plainly over the dense catalogue at
+  // M = 10, 12, 14 (Qwen3 only), 16, k = 2..5 (bench/results/2026-11-28-h200-s47m, -s47n). Against automatic's tcw:
+  // Llama-3-8B qkv_proj 1.19-1.33x at k = 2, 3 (14.31 -> 11.09 us at M = 10, k = 2), Qwen3 in_proj_qkvz 1.03-1.25x,
+  // GLM o_proj and Qwen3 dense.down 1.03-1.20x, Llama-3 k/v_proj 1.03-1.18x; estimated 1.106x over the 123 rows
+  // the rule moves (0.989-1.333). Out of it: k = 4 from 12 M (tcw's pair table: Llama-3-8B q/o_proj 0.85-0.96x, GLM
+  // shared_experts.down 0.81-0.92x on tcv), k = 4, 5 at M = 14..16 below 12 M (Qwen3 o_proj 0.96x at M = 16, k = 5),
+  // and from 32 M (mixed: Llama-3-8B down and the Llama-3-70B MLP shapes 0.64-1.17x). Under PDL the rules above
+  // stand. KBIT_TCW_MID_PLAIN=1 in the environment restores the rule before (tcw), for A/B runs.
+  if (M <= 16 && !pdl_live && !detail::tcw_mid_plain() && weights < detail::kTcvPairsMinWeights &&
+      (w.bits <= 3 || (weights < 12.0e6 && M <= 12) || (w.bits == 5 && M <= 10)))
+    return Kernel::tcv;
   if (M <= 16) return tcw_ok && w.K > 512 && (w.N < 16384 || weights >= 100.0e6) ? Kernel::tcw : Kernel::tcv;
   // Since the dequantize rewrite (2026-11-27: dequant_cublas 1.12-1.51x faster) tcw keeps less of
   // M > 16 where dequantize + cuBLAS can run (bench/results/2026-11-27-h100-ldisp, tcw_pdl against

@@ -179,8 +179,9 @@ bool tcw_short_rows_pdl();
 // Whether dispatch under live PDL gives k <= 3's small narrow rows (N <= 1024, K >= 2048) tcw to M = 256 (K >= 4096:
 // 320); KBIT_TCW_SMALL_PDL=0 in the environment says no (A/B knob, read once).
 bool tcw_small_pdl();
-// Whether plain launches (no live PDL) at M <= 8 send 12-32 M weights of K > 512 to tcw where tcv runs no one pass,
-// as PDL ones do; KBIT_TCW_MID_PLAIN=1 in the environment says yes (A/B knob, read once; default no).
+// Whether plain launches (no live PDL) keep the tcw rules at M = 3..16 below 32 M weights that the forty-seventh
+// session moved to tcv (choose_kernel): KBIT_TCW_MID_PLAIN=1 in the environment says yes (A/B knob, read once;
+// default no).
 bool tcw_mid_plain();
 cudaError_t launch_tcw(const LinearArgs& a);
 // Tests only: force tcw's work partition (0: by makespan, the default; 1: per tile; 2: stream-K,

@@ -1440,10 +1440,11 @@ TEST_CASE("gpu: the dense k = 3 tcv takes its pair table from 8 M weights at M <
   CHECK(gpu::choose_kernel(2, w, Act::f16, true, true) == gpu::Kernel::tcv);  // 67 M, on the table: tcv
 }
 
-TEST_CASE("gpu: launched plainly, M = 3..8 on 12-32 M weights runs tcv; under live PDL the tcw rule stands") {
+TEST_CASE("gpu: launched plainly, M = 3..16 below 32 M weights runs tcv but k = 4, 5 from 12 M or M = 13..16") {
   // bench/results/2026-11-28-h200-s47x: launched plainly tcw lost to tcv on Llama-3-8B q/o_proj, qkv_proj and GLM
-  // shared_experts.down at M = 3..8, k = 2..5 (1.03-1.58x, one tie at M = 8, k = 4). KBIT_TCW_MID_PLAIN=1 restores
-  // tcw there (tcw_mid_plain).
+  // shared_experts.down at M = 3..8, k = 2..5 (1.03-1.58x, one tie at M = 8, k = 4); -s47m, -s47n: at M = 9..16 too
+  // below 32 M weights at k <= 3, and at k = 4, 5 below 12 M to M = 12 (k = 5 to M = 10 on 12-32 M).
+  // KBIT_TCW_MID_PLAIN=1 restores tcw there (tcw_mid_plain).
   if (!gpu::tcw_supported()) return;
   TiledView w;
   w.half_cb = true;
@@ -1458,8 +1459,27 @@ TEST_CASE("gpu: launched plainly, M = 3..8 on 12-32 M weights runs tcv; under li
         CAPTURE(M);
         CHECK(gpu::choose_kernel(M, w, Act::f16, true, false) == (old_rule ? gpu::Kernel::tcw : gpu::Kernel::tcv));
       }
-  // Below 12 M weights and from 32 M the plain rules are as before: Llama-3-70B k_proj (8.4 M) on tcv at M = 4,
-  // Llama-3-8B down (58.7 M) on tcw at M = 8, k = 4 on the pair table (rows of K >= 4096).
+  // M = 9..16: Llama-3-8B q_proj (16.8 M) and Llama-3-70B k_proj (8.4 M).
+  auto plain = [&](int bits, int64_t N, int64_t K, int64_t M) {
+    w.bits = bits, w.N = N, w.K = K;
+    return gpu::choose_kernel(M, w, Act::f16, true, false);
+  };
+  const gpu::Kernel moved = old_rule ? gpu::Kernel::tcw : gpu::Kernel::tcv;
+  for (int64_t M : {9, 12, 16}) {
+    CAPTURE(M);
+    CHECK(plain(2, 4096, 4096, M) == moved);
+    CHECK(plain(3, 4096, 4096, M) == moved);
+    CHECK(plain(4, 4096, 4096, M) == gpu::Kernel::tcw);  // k = 4 from 12 M: tcw's pair table
+    CHECK(plain(3, 1024, 8192, M) == moved);
+  }
+  CHECK(plain(4, 1024, 8192, 12) == moved);
+  CHECK(plain(5, 1024, 8192, 12) == moved);
+  CHECK(plain(4, 1024, 8192, 14) == gpu::Kernel::tcw);
+  CHECK(plain(5, 4096, 4096, 10) == moved);
+  CHECK(plain(5, 4096, 4096, 11) == gpu::Kernel::tcw);
+  CHECK(plain(2, 8192, 8192, 12) == gpu::Kernel::tcw);  // from 32 M: as before
+  // Below 12 M weights and from 32 M the plain rules at M <= 8 are as before: Llama-3-70B k_proj (8.4 M) on tcv at
+  // M = 4, Llama-3-8B down (58.7 M) on tcw at M = 8, k = 4 on the pair table (rows of K >= 4096).
   w.bits = 4, w.N = 1024, w.K = 8192;
   CHECK(gpu::choose_kernel(4, w, Act::f16, true, false) == gpu::Kernel::tcv);
   w.N = 4096, w.K = 14336;
@@ -1558,10 +1578,15 @@ TEST_CASE("gpu: with PDL, tcv keeps its wide cluster grids of narrow rows at M =
         const gpu::Kernel want = tcv ? gpu::Kernel::tcv : gpu::Kernel::tcw;
         CHECK(gpu::choose_kernel(M, w, Act::f16, false, true) == want);
       }
-  // Without PDL the rule does not apply: tcw from M = 9 as before.
+  // Without PDL the rule does not apply: tcw at M = 16 on tcw's pair table; at k = 2 tcv since the plain rule of
+  // bench/results/2026-11-28-h200-s47n (tcv below 32 M weights at k <= 3, M = 9..16).
   w.half_cb = true;
-  w.bits = 2;
+  w.bits = 4;
   if (h100) CHECK(gpu::choose_kernel(16, w, Act::f16, false, false) == gpu::Kernel::tcw);
+  w.bits = 2;
+  if (h100)
+    CHECK(gpu::choose_kernel(16, w, Act::f16, false, false) ==
+          (gpu::detail::tcw_mid_plain() ? gpu::Kernel::tcw : gpu::Kernel::tcv));
 }
 
 TEST_CASE("gpu: above M = 16 automatic takes tcw or dequantize + cuBLAS by the prefill bounds") {
