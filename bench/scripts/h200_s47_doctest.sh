@@ -7,3 +7,6 @@ source bench/scripts/lib/device_run.sh
 device_run_init /tmp/s47z ${BUDGET:-120}
 gpu_info
 gpu_doctest kernels kbit_tests_kernels 150
+# Then kbit-verify --quick over automatic, launched plainly and with --pdl (the session's four dispatch rules).
+verify_run verify-auto 120 4 "verify --quick automatic" --quick --kernels dense.automatic
+verify_run verify-auto-pdl 120 4 "verify --quick --pdl automatic" --quick --pdl --kernels dense.automatic
