@@ -613,6 +613,9 @@ std::atomic<int> g_tcv_force_pairs{env_int("KBIT_TCV_PAIRS", 0) == 1 ? 1 : 0};
 // The dense k = 3 table's weight bound: kTcvPairs3MinWeights, or with KBIT_TCV_PAIRS3=32 in the environment the
 // 32 M of the rule before (A/B runs in one binary).
 const double g_tcv_pairs3_min = env_int("KBIT_TCV_PAIRS3", 0) == 32 ? kTcvPairsMinWeights : kTcvPairs3MinWeights;
+// The dense k = 3 table's largest M: kTcvPairs3MaxM, or KBIT_TCV_PAIRS3_MAXM (at most 8, one n8 tile) in the
+// environment, for A/B runs.
+const int64_t g_tcv_pairs3_maxm = std::clamp<int64_t>(env_int("KBIT_TCV_PAIRS3_MAXM", kTcvPairs3MaxM), 1, 8);
 
 // The dense kernel's choice of decode at this M (launch.h: tcv_uses_pairs).
 bool tcv_pairs(const TiledView& w, int64_t M) { return tcv_uses_pairs(w, false, M); }
@@ -786,7 +789,7 @@ bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M) {
   if (w.bits == 2) return w.half_cb && M <= kTcvPairs2MaxM;
   if ((w.bits != 3 && w.bits != 4) || !w.half_cb) return false;
   if (grouped) return KBIT_GROUPED_TCV_PAIRS != 0;
-  if (w.bits == 3 && M > kTcvPairs3MaxM) return false;
+  if (w.bits == 3 && M > g_tcv_pairs3_maxm) return false;
   if (g_tcv_force_pairs.load(std::memory_order_relaxed) == 1) return true;
   const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
   return weights >= (w.bits == 3 ? g_tcv_pairs3_min : kTcvPairsMinWeights);
