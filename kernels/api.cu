@@ -490,8 +490,10 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
     // 2026-11-28-h200-s47x: tcv, tcw and automatic launched plainly, M = 3..8, k = 2..5, two reps): tcw lost on every
     // such row but one -- Llama-3-8B q/o_proj (16.8 M) 1.03-1.35x slower, qkv_proj (25 M) 1.07-1.58x, GLM
     // shared_experts.down (21 M) 1.03-1.40x (0.98x at M = 8, k = 4); q_proj M = 3, k = 2: tcv 7.67 us against
-    // tcw's 10.33. The rule holds under PDL only, where its audits ran. KBIT_TCW_MID_PLAIN=1 in the environment
-    // restores it for plain launches too, for A/B runs.
+    // tcw's 10.33. The rule now applies under live PDL only: the PDL audits since (-audit-s38, -audit-s40) left it in
+    // place there. Its own evidence (above) was the H100's plain launches before PDL dispatch existed, and the plain
+    // rule that replaces it was measured on the H200 only; it applies on every GPU. KBIT_TCW_MID_PLAIN=1 in the
+    // environment restores the old rule for plain launches too, for A/B runs.
     if (tcw_ok && w.K > 512 && weights >= 12.0e6 && weights < detail::kTcvPairsMinWeights && !tcv_one_pass() &&
         (pdl_live || detail::tcw_mid_plain()))
       return Kernel::tcw;
@@ -524,8 +526,9 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // M = 10, 12, 14 (Qwen3 only), 16, k = 2..5 (bench/results/2026-11-28-h200-s47m, -s47n). Against automatic's tcw:
   // Llama-3-8B qkv_proj 1.19-1.33x at k = 2, 3 (14.31 -> 11.09 us at M = 10, k = 2), Qwen3 in_proj_qkvz 1.03-1.25x,
   // GLM o_proj and Qwen3 dense.down 1.03-1.20x, Llama-3 k/v_proj 1.03-1.18x; estimated 1.106x over the 123 rows
-  // the rule moves (0.989-1.333). Out of it: k = 4 from 12 M (tcw's pair table: Llama-3-8B q/o_proj 0.85-0.96x, GLM
-  // shared_experts.down 0.81-0.92x on tcv), k = 4, 5 at M = 14..16 below 12 M (Qwen3 o_proj 0.96x at M = 16, k = 5),
+  // the rule moves (0.989-1.333). Out of it: k = 4 from 12 M (measured with tcw's pair table, half_cb: Llama-3-8B q/o_proj
+  // 0.85-0.96x, GLM shared_experts.down 0.81-0.92x on tcv; without half_cb not measured, so those stay on tcw too),
+  // k = 4, 5 at M = 13..16 below 12 M (Qwen3 o_proj 0.96x at M = 16, k = 5; M = 13 not measured),
   // and from 32 M (mixed: Llama-3-8B down and the Llama-3-70B MLP shapes 0.64-1.17x). Under PDL the rules above
   // stand. KBIT_TCW_MID_PLAIN=1 in the environment restores the rule before (tcw), for A/B runs.
   if (M <= 16 && !pdl_live && !detail::tcw_mid_plain() && weights < detail::kTcvPairsMinWeights &&

@@ -141,6 +141,12 @@ inline constexpr int64_t kTcvPairs3MaxM = 4;
 // s47l, M = 1..4): automatic_pdl 1.026x, automatic 1.031x over the 40 rows of 8-32 M weights (0.993-1.148x; M = 3
 // 1.065x), the other rows 0.999x.
 inline constexpr double kTcvPairs3MinWeights = 8.0e6;
+// From kTcvPairsMinWeights the dense k = 3 table serves M <= kTcvPairs3MaxMBig. H200, tcv_pdl and automatic_pdl with the
+// table to M = 8 (KBIT_TCV_PAIRS3_MAXM=8) against the rule before, in rotation, two reps (bench/results/2026-11-28-h200-
+// s47k): from 32 M weights automatic_pdl 1.164x at M = 5 (1.070-1.273; Llama-3-70B down 74.96 -> 58.87 us), 1.104x at
+// M = 6 (1.018-1.197), 1.004x at M = 8 (0.916-1.087: Llama-3-70B gate_up 125.5 -> 137.1); on 8-32 M tcv_pdl 1.006x /
+// 0.983x / 0.940x at M = 5 / 6 / 8, so those keep kTcvPairs3MaxM. M = 7 was not measured.
+inline constexpr int64_t kTcvPairs3MaxMBig = 6;
 bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M);
 // The rows per expert grouped_tcv's decode is chosen by (tcv_uses_pairs' M: the k = 2 pair table to
 // kTcvPairs2MaxM): the mean rows per active expert (moe_mean_rows; since the forty-fifth session, as its

@@ -608,14 +608,16 @@ namespace {
 
 // tcv_force_pairs (tests); its value at start is 1 where KBIT_TCV_PAIRS=1 is in the environment (A/B runs in one
 // binary: the dense k = 3, 4 kernels on their pair table below kTcvPairsMinWeights too, bench/scripts/
-// h200_s47_tcvpairs.sh), else 0.
+// h200_s47_tcvpairs.sh), else 0. Dispatch reads tcv_uses_pairs in its M = 1, 2 rules (kernels/api.cu), so the knob
+// moves those rows too, except k = 3 at M = 2 below 32 M weights, which that rule bounds itself.
 std::atomic<int> g_tcv_force_pairs{env_int("KBIT_TCV_PAIRS", 0) == 1 ? 1 : 0};
 // The dense k = 3 table's weight bound: kTcvPairs3MinWeights, or with KBIT_TCV_PAIRS3=32 in the environment the
 // 32 M of the rule before (A/B runs in one binary).
 const double g_tcv_pairs3_min = env_int("KBIT_TCV_PAIRS3", 0) == 32 ? kTcvPairsMinWeights : kTcvPairs3MinWeights;
-// The dense k = 3 table's largest M: kTcvPairs3MaxM, or KBIT_TCV_PAIRS3_MAXM (at most 8, one n8 tile) in the
-// environment, for A/B runs.
-const int64_t g_tcv_pairs3_maxm = std::clamp<int64_t>(env_int("KBIT_TCV_PAIRS3_MAXM", kTcvPairs3MaxM), 1, 8);
+// The dense k = 3 table's largest M (tcv_uses_pairs): kTcvPairs3MaxM, from kTcvPairsMinWeights kTcvPairs3MaxMBig; or
+// KBIT_TCV_PAIRS3_MAXM (at most 8, one n8 tile) in the environment at every size, for A/B runs (4: the rule before
+// the forty-seventh session).
+const int g_tcv_pairs3_maxm = std::clamp(env_int("KBIT_TCV_PAIRS3_MAXM", 0), 0, 8);
 
 // The dense kernel's choice of decode at this M (launch.h: tcv_uses_pairs).
 bool tcv_pairs(const TiledView& w, int64_t M) { return tcv_uses_pairs(w, false, M); }
@@ -782,16 +784,19 @@ cudaError_t launch_grouped_k(const MoeArgs& a) {
 
 }  // namespace
 
-static_assert(kTcvPairs2MaxM <= 8 && kTcvPairs3MaxM <= 8,
+static_assert(kTcvPairs2MaxM <= 8 && kTcvPairs3MaxM <= 8 && kTcvPairs3MaxMBig <= 8,
               "the dense k = 2, 3 and grouped k = 2 tables are instantiated for one n8 tile only (launch_tcv_nt, "
               "launch_grouped_nt)");
 bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M) {
   if (w.bits == 2) return w.half_cb && M <= kTcvPairs2MaxM;
   if ((w.bits != 3 && w.bits != 4) || !w.half_cb) return false;
   if (grouped) return KBIT_GROUPED_TCV_PAIRS != 0;
-  if (w.bits == 3 && M > g_tcv_pairs3_maxm) return false;
-  if (g_tcv_force_pairs.load(std::memory_order_relaxed) == 1) return true;
   const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
+  const int64_t max_m3 = g_tcv_pairs3_maxm > 0                ? g_tcv_pairs3_maxm
+                         : weights >= kTcvPairsMinWeights     ? kTcvPairs3MaxMBig
+                                                              : kTcvPairs3MaxM;
+  if (w.bits == 3 && M > max_m3) return false;
+  if (g_tcv_force_pairs.load(std::memory_order_relaxed) == 1) return true;
   return weights >= (w.bits == 3 ? g_tcv_pairs3_min : kTcvPairsMinWeights);
 }
 void tcv_force_pairs(int mode) { g_tcv_force_pairs.store(mode, std::memory_order_relaxed); }

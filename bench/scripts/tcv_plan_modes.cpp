@@ -3,7 +3,7 @@
 // 80 and 96 registers, <= 37 KB of shared memory):
 //   its launch mode (kernels/tcv.cu: launch_tcv_t), kw, splits, tiles, and whether it decodes by a
 //   pair table (tcv_uses_pairs for a codebook of fp16-normal values, as kbit-bench quantizes; its
-//   thresholds from kernels/launch.h, without the KBIT_TCV_PAIRS3 knob).
+//   thresholds from kernels/launch.h, without the KBIT_TCV_PAIRS3* knobs).
 // Built and run by bench/scripts/tcv_fetch_groups.py: g++ -std=c++20 -I lib -I kernels.
 #include <cstdio>
 
@@ -22,7 +22,8 @@ int main() {
                                                         : "unsplit";
     const double weights = static_cast<double>(N) * static_cast<double>(K);
     const bool pairs = bits == 2   ? M <= d::kTcvPairs2MaxM
-                       : bits == 3 ? M <= d::kTcvPairs3MaxM && weights >= d::kTcvPairs3MinWeights
+                       : bits == 3 ? M <= (weights >= d::kTcvPairsMinWeights ? d::kTcvPairs3MaxMBig : d::kTcvPairs3MaxM) &&
+                                         weights >= d::kTcvPairs3MinWeights
                                    : bits == 4 && weights >= d::kTcvPairsMinWeights;
     std::printf("%s %d %d %lld %d\n", mode, p.kw, p.splits, static_cast<long long>(p.tiles), pairs ? 1 : 0);
   }
