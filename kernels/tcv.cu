@@ -618,6 +618,9 @@ const double g_tcv_pairs3_min = env_int("KBIT_TCV_PAIRS3", 0) == 32 ? kTcvPairsM
 // KBIT_TCV_PAIRS3_MAXM (at most 8, one n8 tile) in the environment at every size, for A/B runs (4: the rule before
 // the forty-seventh session).
 const int g_tcv_pairs3_maxm = std::clamp(env_int("KBIT_TCV_PAIRS3_MAXM", 0), 0, 8);
+// The dense k = 2 table's largest M: kTcvPairs2MaxM, or KBIT_TCV_PAIRS2_MAXM (at most 8, one n8 tile) in the
+// environment, for A/B runs (bench/scripts/h200_s48_k2m8.sh). The grouped kernel keeps kTcvPairs2MaxM.
+const int g_tcv_pairs2_maxm = std::clamp(env_int("KBIT_TCV_PAIRS2_MAXM", 0), 0, 8);
 
 // The dense kernel's choice of decode at this M (launch.h: tcv_uses_pairs).
 bool tcv_pairs(const TiledView& w, int64_t M) { return tcv_uses_pairs(w, false, M); }
@@ -788,7 +791,7 @@ static_assert(kTcvPairs2MaxM <= 8 && kTcvPairs3MaxM <= 8 && kTcvPairs3MaxMBig <=
               "the dense k = 2, 3 and grouped k = 2 tables are instantiated for one n8 tile only (launch_tcv_nt, "
               "launch_grouped_nt)");
 bool tcv_uses_pairs(const TiledView& w, bool grouped, int64_t M) {
-  if (w.bits == 2) return w.half_cb && M <= kTcvPairs2MaxM;
+  if (w.bits == 2) return w.half_cb && M <= (!grouped && g_tcv_pairs2_maxm > 0 ? g_tcv_pairs2_maxm : kTcvPairs2MaxM);
   if ((w.bits != 3 && w.bits != 4) || !w.half_cb) return false;
   if (grouped) return KBIT_GROUPED_TCV_PAIRS != 0;
   const double weights = static_cast<double>(w.N) * static_cast<double>(w.K);
