@@ -481,21 +481,19 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // 22.8 vs 21.6). M = 3 and 5..7 are not in the sweep: they follow M = 4.
   const bool tcw_ok = tcw_supported();
   const bool tcw_pairs = tcw_ok && detail::tcw_uses_pairs(w) && w.K > 512;
+  // Plain launches' rules of the forty-seventh session (tcv rather than tcw at M = 3..16 below 32 M weights, below);
+  // KBIT_TCW_MID_PLAIN=1 in the environment restores the rules before, for A/B runs. Measured on the H200 only.
+  const bool plain_tcv = !pdl_live && !detail::tcw_mid_plain();
   if (M <= 8) {
     // (not where tcv runs one pass: Qwen3 dense.gate_up, K = 2048, M = 4: tcv 10.2 vs tcw 13.3 us)
     // At k = 2, 3, 5 as well (2026-11-25-h100-cluster, same run: GLM shared_experts.down M = 4 tcw
     // 12.4 / 13.2 / 15.8 vs tcv 14.1 / 15.1 / 17.8 us, Llama-3-8B q_proj M = 8 10.8 / 11.5 / 13.9 vs
     // 11.7 / 12.7 / 15.1).
-    // Launched plainly these rows run faster on tcv since the forty-seventh session's audit (H200, bench/results/
-    // 2026-11-28-h200-s47x: tcv, tcw and automatic launched plainly, M = 3..8, k = 2..5, two reps): tcw lost on every
-    // such row but one -- Llama-3-8B q/o_proj (16.8 M) 1.03-1.35x slower, qkv_proj (25 M) 1.07-1.58x, GLM
-    // shared_experts.down (21 M) 1.03-1.40x (0.98x at M = 8, k = 4); q_proj M = 3, k = 2: tcv 7.67 us against
-    // tcw's 10.33. The rule now applies under live PDL only: the PDL audits since (-audit-s38, -audit-s40) left it in
-    // place there. Its own evidence (above) was the H100's plain launches before PDL dispatch existed, and the plain
-    // rule that replaces it was measured on the H200 only; it applies on every GPU. KBIT_TCW_MID_PLAIN=1 in the
-    // environment restores the old rule for plain launches too, for A/B runs.
+    // Launched plainly these rows run tcv since the forty-seventh session (`plain_tcv`, the M = 9..16 rule below):
+    // H200, tcw lost on every such row but one, 1.03-1.58x (bench/results/2026-11-28-h200-s47x; old / new in -s47n:
+    // 80 rows 1.208x). Under live PDL the rule stands (the PDL audits -audit-s38, -audit-s40 left it in place).
     if (tcw_ok && w.K > 512 && weights >= 12.0e6 && weights < detail::kTcvPairsMinWeights && !tcv_one_pass() &&
-        (pdl_live || detail::tcw_mid_plain()))
+        !plain_tcv)
       return Kernel::tcw;
     if (tcw_pairs && M == 8 && weights >= detail::kTcvPairsMinWeights && w.K >= 4096) return Kernel::tcw;
     return Kernel::tcv;
@@ -521,17 +519,14 @@ Kernel choose_kernel(int64_t M, const TiledView& w, Act act, bool have_cublas, b
   // Since tcv's step loops (2026-11-27) the exclusion holds at k = 4 too, tcw's pair table or not: GLM
   // shared_experts.gate_up at M = 16 tcv_pdl 20.09 against tcw_pdl's 21.69 us (bench/results/
   // 2026-11-27-h100-daudit2).
-  // Launched plainly (no live PDL), tcv beats tcw at M = 9..16 below 32 M weights at k <= 3, and at k = 4, 5 below 12 M
+  // Launched plainly (`plain_tcv`), tcv beats tcw at M = 9..16 below 32 M weights at k <= 3, and at k = 4, 5 below 12 M
   // up to M = 12 (k = 5 on 12-32 M to M = 10): H200, tcv and tcw launched plainly over the dense catalogue at
-  // M = 10, 12, 14 (Qwen3 only), 16, k = 2..5 (bench/results/2026-11-28-h200-s47m, -s47n). Against automatic's tcw:
-  // Llama-3-8B qkv_proj 1.19-1.33x at k = 2, 3 (14.31 -> 11.09 us at M = 10, k = 2), Qwen3 in_proj_qkvz 1.03-1.25x,
-  // GLM o_proj and Qwen3 dense.down 1.03-1.20x, Llama-3 k/v_proj 1.03-1.18x; estimated 1.106x over the 123 rows
-  // the rule moves (0.989-1.333). Out of it: k = 4 from 12 M (measured with tcw's pair table, half_cb: Llama-3-8B q/o_proj
-  // 0.85-0.96x, GLM shared_experts.down 0.81-0.92x on tcv; without half_cb not measured, so those stay on tcw too),
-  // k = 4, 5 at M = 13..16 below 12 M (Qwen3 o_proj 0.96x at M = 16, k = 5; M = 13 not measured),
-  // and from 32 M (mixed: Llama-3-8B down and the Llama-3-70B MLP shapes 0.64-1.17x). Under PDL the rules above
-  // stand. KBIT_TCW_MID_PLAIN=1 in the environment restores the rule before (tcw), for A/B runs.
-  if (M <= 16 && !pdl_live && !detail::tcw_mid_plain() && weights < detail::kTcvPairsMinWeights &&
+  // M = 10, 12, 14 (Qwen3 only), 16, k = 2..5 (bench/results/2026-11-28-h200-s47m, -s47n), then old / new (-s47q): the
+  // 188 rows it moves 1.121x (0.981-1.352; Llama-3-8B qkv_proj up to 1.35x). Out of it: k = 4 from 12 M (measured
+  // with tcw's pair table: Llama-3-8B q/o_proj 0.85-0.96x on tcv; without half_cb not measured, so those stay on tcw
+  // too), k = 4, 5 at M = 13..16 below 12 M (Qwen3 o_proj 0.96x at M = 16, k = 5; M = 13 not measured), and from
+  // 32 M (mixed, 0.64-1.17x).
+  if (M <= 16 && plain_tcv && weights < detail::kTcvPairsMinWeights &&
       (w.bits <= 3 || (weights < 12.0e6 && M <= 12) || (w.bits == 5 && M <= 10)))
     return Kernel::tcv;
   if (M <= 16) return tcw_ok && w.K > 512 && (w.N < 16384 || weights >= 100.0e6) ? Kernel::tcw : Kernel::tcv;
